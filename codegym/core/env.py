@@ -1,0 +1,285 @@
+"""``CodeEnv``: the base class of every codegym family (DESIGN.md, Env contract).
+
+A family subclasses it and writes three methods:
+
+* ``_start(task) -> observation``: set up the episode for a task;
+* ``_grade(action) -> Outcome``: run the attempt for real and say how it went;
+* ``gold_action() -> str``: the action that earns full reward on the current task.
+
+The base class does the rest the same way for every family: task choice from the seed and
+``options``, turn counting and the termination/truncation rule, the shared ``info`` dict and
+its validation, bad input that never raises out of ``step``, infrastructure failures kept
+apart from the attempt's failures, forkable state, ``render``, pickling and ``close``.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import time
+import traceback
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, ClassVar
+
+import gymnasium as gym
+from gymnasium.error import ResetNeeded
+
+from codegym.core.info import Outcome, make_info
+from codegym.core.spaces import UnicodeText
+from codegym.core.tasks import Task, TaskSet
+from codegym.errors import InfraError
+
+log = logging.getLogger(__name__)
+
+RESET_OPTIONS = ("task_id", "split", "difficulty")
+
+
+@dataclass
+class Episode:
+    """The mutable state of one episode; snapshots deep-copy it.
+
+    Attributes:
+        task: the task being solved.
+        turn: steps taken so far.
+        done: the episode has ended (terminated or truncated).
+        history: per-turn records a family keeps (actions, rewards, feedback).
+        state: family-specific episode state (plain data only: it is deep-copied).
+    """
+
+    task: Task
+    turn: int = 0
+    done: bool = False
+    history: list[dict[str, Any]] = field(default_factory=list)
+    state: dict[str, Any] = field(default_factory=dict)
+    last_observation: Any = None
+    last_feedback: str = ""
+
+
+@dataclass(frozen=True)
+class EnvSnapshot:
+    """Opaque state returned by :meth:`CodeEnv.snapshot`."""
+
+    episode: Episode | None
+    rng_state: dict[str, Any] | None
+    sandbox: Any = None
+
+
+class CodeEnv(gym.Env[Any, str]):
+    """Base class of codegym envs; see the module docstring for what a family writes.
+
+    Args:
+        tasks: a folder, a JSON/JSONL file or a list of task dicts replacing the bundled set.
+        sandbox: where code runs: ``"local"``, ``"docker"``, or a dict of
+            :func:`codegym.sandbox.create` arguments (``{"backend": "docker", "memory_mb": 512}``);
+            None takes ``CODEGYM_SANDBOX``, else ``local``.
+        render_mode: ``"ansi"`` (or ``"rgb_array"`` for image families).
+        max_turns: attempts per episode; at the limit an unfinished episode is truncated.
+        record_timing: add wall-clock figures to ``info["timing"]`` (off: ``info`` stays
+            deterministic).
+        split: default split that ``reset`` draws from (None: any).
+        difficulty: default difficulty that ``reset`` draws from (None: any).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
+    #: Folder under ``codegym.assets`` holding the bundled tasks.
+    bundled_tasks: ClassVar[str] = ""
+    #: Reward of an attempt that did nothing right; bad input gets it too.
+    floor_reward: ClassVar[float] = 0.0
+    #: Longest action accepted by the action space.
+    max_action_length: ClassVar[int] = 100_000
+
+    def __init__(
+        self,
+        tasks: str | Path | list[dict[str, Any]] | None = None,
+        sandbox: str | dict[str, Any] | None = None,
+        render_mode: str | None = None,
+        max_turns: int = 1,
+        record_timing: bool = False,
+        split: str | None = None,
+        difficulty: str | None = None,
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode={render_mode!r} is not supported by {type(self).__name__}; "
+                f"use one of {self.metadata['render_modes']} or None"
+            )
+        if max_turns < 1:
+            raise ValueError(f"max_turns must be >= 1, got {max_turns}")
+        self.render_mode = render_mode
+        self.max_turns = max_turns
+        self.record_timing = record_timing
+        self.default_split, self.default_difficulty = split, difficulty
+        self.sandbox_spec = _sandbox_spec(sandbox)
+        self.tasks = self.load_tasks(tasks)
+        self.action_space = UnicodeText(self.max_action_length)
+        if not hasattr(self, "observation_space"):
+            self.observation_space = UnicodeText(1_000_000)
+        self.episode: Episode | None = None
+
+    # ------------------------------------------------------------------ family hooks
+    def parse_task(self, task: Task) -> Task:
+        """Check and normalise one task's family-specific fields (raise TaskFormatError)."""
+        return task
+
+    def _start(self, task: Task) -> Any:
+        """Set up the episode for ``task`` and return the first observation."""
+        raise NotImplementedError
+
+    def _grade(self, action: str) -> Outcome:
+        """Run and grade one action of the current episode."""
+        raise NotImplementedError
+
+    def gold_action(self) -> str:
+        """The action that earns full reward on the current task."""
+        raise NotImplementedError
+
+    def _next_observation(self, outcome: Outcome) -> Any:
+        """Observation after a non-final step; by default the feedback text."""
+        return outcome.feedback
+
+    def _snapshot_resources(self) -> Any:
+        """Snapshot of live resources (sandboxes); None when the family has none."""
+        return None
+
+    def _restore_resources(self, state: Any) -> None:
+        """Bring back what :meth:`_snapshot_resources` returned."""
+
+    def _fork_resources(self, clone: CodeEnv) -> None:
+        """Give ``clone`` its own copies of live resources, in their current state."""
+
+    def _close_resources(self) -> None:
+        """Release live resources (sandboxes, browsers)."""
+
+    # ------------------------------------------------------------------ gymnasium API
+    def load_tasks(self, tasks: str | Path | list[dict[str, Any]] | None) -> TaskSet:
+        """Load ``tasks``, or the bundled set when None."""
+        if tasks is None:
+            tasks = Path(str(resources.files("codegym.assets").joinpath(self.bundled_tasks)))
+        return TaskSet.load(tasks, parse=self.parse_task)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        """Start an episode. ``options`` may pick ``task_id``, ``split`` or ``difficulty``."""
+        super().reset(seed=seed)
+        options = dict(options or {})
+        unknown = set(options) - set(RESET_OPTIONS) - set(self.extra_reset_options())
+        if unknown:
+            raise ValueError(f"unknown reset options {sorted(unknown)}; known: {list(RESET_OPTIONS)}")
+        if "task_id" in options:
+            task = self.tasks.get(options["task_id"])
+        else:
+            task = self.tasks.choose(
+                self.np_random,
+                options.get("split", self.default_split),
+                options.get("difficulty", self.default_difficulty),
+            )
+        self.episode = Episode(task)
+        self._reset_options = options
+        obs = self._start(task)
+        self.episode.last_observation = obs
+        return obs, {"task_id": task.id, "split": task.split, "difficulty": task.difficulty, "turn": 0}
+
+    def extra_reset_options(self) -> tuple[str, ...]:
+        """Reset options a family accepts beyond ``task_id``, ``split``, ``difficulty``."""
+        return ()
+
+    def step(self, action: str) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """Grade one action; see the family's docstring for the reward."""
+        if self.episode is None or self.episode.done:
+            raise ResetNeeded("call reset() before step(): the episode has not started or has ended")
+        episode = self.episode
+        episode.turn += 1
+        started = time.perf_counter()
+        if not isinstance(action, str):
+            outcome = Outcome(
+                self.floor_reward,
+                feedback=f"the action must be a str (the text the model wrote), got {type(action).__name__}",
+                verdict={"error": "action is not text"},
+            )
+            action = ""
+        else:
+            outcome = self._safe_grade(action)
+        terminated = bool(outcome.terminated)
+        truncated = not terminated and episode.turn >= self.max_turns
+        episode.done = terminated or truncated
+        if outcome.observation is not None:
+            obs = outcome.observation
+        elif episode.done:
+            obs = episode.last_observation
+        else:
+            obs = self._next_observation(outcome)
+        episode.last_observation, episode.last_feedback = obs, outcome.feedback
+        episode.history.append({"turn": episode.turn, "reward": float(outcome.reward)})
+        info = make_info(episode.task.id, outcome, len(action))
+        info["turn"] = episode.turn
+        if self.record_timing:
+            info["timing"] = {"step_s": time.perf_counter() - started}
+        return obs, float(outcome.reward), terminated, truncated, info
+
+    def _safe_grade(self, action: str) -> Outcome:
+        try:
+            return self._grade(action)
+        except InfraError as exc:
+            return Outcome(self.floor_reward, feedback="", infra_error=str(exc), terminated=True)
+        except Exception as exc:  # noqa: BLE001 - a grader bug is not the attempt's failure
+            log.exception("grader of %s crashed", type(self).__name__)
+            detail = "".join(traceback.format_exception_only(exc)).strip()
+            return Outcome(self.floor_reward, infra_error=f"grader crashed: {detail}", terminated=True)
+
+    def render(self) -> Any:
+        """``ansi``: the current observation and the last feedback as text."""
+        if self.episode is None:
+            return ""
+        obs = self.episode.last_observation
+        text = obs if isinstance(obs, str) else str(obs.get("text", "")) if isinstance(obs, dict) else ""
+        return f"[{self.episode.task.id} turn {self.episode.turn}]\n{text}\n{self.episode.last_feedback}"
+
+    def close(self) -> None:
+        """Release sandboxes and other live resources; safe to call twice."""
+        self._close_resources()
+        super().close()
+
+    # ------------------------------------------------------------------ forkable state
+    def snapshot(self) -> EnvSnapshot:
+        """Opaque state of the env now; cheap enough to take at every step."""
+        rng = self._np_random.bit_generator.state if self._np_random is not None else None
+        return EnvSnapshot(copy.deepcopy(self.episode), copy.deepcopy(rng), self._snapshot_resources())
+
+    def restore(self, snap: EnvSnapshot) -> None:
+        """Bring the env back to ``snap`` (taken from this env or one forked from it)."""
+        self.episode = copy.deepcopy(snap.episode)
+        if snap.rng_state is not None:
+            self.np_random.bit_generator.state = copy.deepcopy(snap.rng_state)
+        self._restore_resources(snap.sandbox)
+
+    def fork(self) -> CodeEnv:
+        """An independent env in the same state; stepping one leaves the other as it was."""
+        clone = copy.copy(self)
+        clone.episode = copy.deepcopy(self.episode)
+        if self._np_random is not None:
+            clone._np_random = copy.deepcopy(self._np_random)
+        self._fork_resources(clone)
+        return clone
+
+    # ------------------------------------------------------------------ pickling
+    def __getstate__(self) -> dict[str, Any]:
+        # Live resources (mounted sandboxes, browser processes) cannot cross a pickle; a
+        # family names them in _live_attributes and recreates them on the next reset.
+        state = self.__dict__.copy()
+        for name in self._live_attributes():
+            state[name] = None
+        return state
+
+    def _live_attributes(self) -> tuple[str, ...]:
+        return ()
+
+
+def _sandbox_spec(sandbox: str | dict[str, Any] | None) -> dict[str, Any]:
+    if sandbox is None:
+        return {}
+    if isinstance(sandbox, str):
+        return {"backend": sandbox}
+    if isinstance(sandbox, dict):
+        return dict(sandbox)
+    raise TypeError(f"sandbox must be a backend name, a dict of create() arguments or None, got {sandbox!r}")

@@ -1,0 +1,159 @@
+"""The Sandbox protocol, its result and limit types (DESIGN.md, Sandbox contract)."""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+#: The path at which commands see their work dir, in every backend.
+WORKDIR = "/sandbox"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of a sandbox. Every field is a hard cap enforced by the backend.
+
+    Attributes:
+        timeout_s: wall-clock seconds per ``run`` (``run(timeout=...)`` overrides); the whole
+            process tree is killed at the limit.
+        cpu_s: CPU seconds per process.
+        memory_mb: memory of all processes of one ``run`` together (cgroup), in MiB.
+        max_processes: processes and threads alive at once in one ``run``.
+        max_file_mb: largest file a command may write, in MiB.
+        disk_mb: total size of what the work dir may gain, in MiB.
+        max_output_bytes: bytes of stdout and of stderr kept per ``run``; the rest is read
+            and dropped, and ``ExecResult.output_truncated`` says so.
+    """
+
+    timeout_s: float = 30.0
+    cpu_s: int = 60
+    memory_mb: int = 1024
+    max_processes: int = 128
+    max_file_mb: int = 256
+    disk_mb: int = 1024
+    max_output_bytes: int = 1_000_000
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            if getattr(self, f.name) <= 0:
+                raise ValueError(f"sandbox limit {f.name} must be > 0, got {getattr(self, f.name)}")
+
+    @classmethod
+    def from_kwargs(cls, **kwargs: Any) -> Limits:
+        """Limits from keyword arguments, with a clear error for unknown names."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(kwargs) - known)
+        if unknown:
+            raise TypeError(f"unknown sandbox limits {unknown}; known limits: {sorted(known)}")
+        return cls(**kwargs)
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    """What one command did.
+
+    Attributes:
+        exit_code: the command's exit status (128+N when killed by signal N).
+        stdout: standard output, decoded as UTF-8 with undecodable bytes replaced.
+        stderr: standard error, likewise.
+        timed_out: the wall-clock limit was hit and the process tree killed.
+        oom_killed: the memory limit was hit and a process killed.
+        output_truncated: more output came than ``Limits.max_output_bytes`` kept.
+        duration_s: wall-clock seconds the command took.
+    """
+
+    exit_code: int
+    stdout: str
+    stderr: str
+    timed_out: bool = False
+    oom_killed: bool = False
+    output_truncated: bool = False
+    duration_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """True when the command exited 0 within its limits."""
+        return self.exit_code == 0 and not self.timed_out and not self.oom_killed
+
+
+Command = str | Sequence[str]
+
+
+class Sandbox(abc.ABC):
+    """An isolated place to run untrusted commands over one writable work dir.
+
+    Commands see the work dir at :data:`WORKDIR`. File methods take paths relative to it
+    (or absolute under it) and never follow links out of it. Nothing a command starts
+    outlives its ``run``; a sandbox is a context manager and ``close()`` is idempotent.
+    """
+
+    backend: str = ""
+    limits: Limits
+
+    @abc.abstractmethod
+    def run(
+        self,
+        cmd: Command,
+        timeout: float | None = None,
+        stdin: str | bytes | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> ExecResult:
+        """Run ``cmd`` (a shell string, or an argv list) in the work dir and wait for it."""
+
+    @abc.abstractmethod
+    def write_file(self, path: str, data: str | bytes, mode: int = 0o644) -> None:
+        """Create or replace a file in the work dir, making parent folders."""
+
+    @abc.abstractmethod
+    def read_file(self, path: str) -> bytes:
+        """The bytes of a file in the work dir."""
+
+    @abc.abstractmethod
+    def copy_in(self, host_path: str, dest: str) -> None:
+        """Copy a host file or folder into the work dir at ``dest`` (graders bring hidden tests in)."""
+
+    @abc.abstractmethod
+    def snapshot(self) -> Any:
+        """An opaque, cheap (copy-on-write) snapshot of the work dir."""
+
+    @abc.abstractmethod
+    def restore(self, snap: Any) -> None:
+        """Make the work dir what it was at ``snap`` (from this sandbox or a relative)."""
+
+    @abc.abstractmethod
+    def fork(self) -> Sandbox:
+        """A new, independent sandbox whose work dir starts as this one's is now."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Kill what runs, release the work dir and every resource; idempotent."""
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def sandbox_env(env: Mapping[str, str] | None, path: str) -> dict[str, str]:
+    """The environment of a sandboxed command: a clean base plus the caller's variables."""
+    base = {
+        "PATH": path,
+        "HOME": "/tmp",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+        "TMPDIR": "/tmp",
+    }
+    base.update(env or {})
+    return base
+
+
+def decode(data: bytes) -> str:
+    """Bytes a command printed, as text: UTF-8 with undecodable bytes replaced."""
+    return data.decode("utf-8", errors="replace")

@@ -1,0 +1,119 @@
+"""Per-run control groups: memory and process limits for a whole process tree.
+
+rlimits are per process (a fork bomb or ten 500 MB children pass them), so where the
+kernel lets us we put every ``run`` in a fresh cgroup with ``memory`` and ``pids`` limits,
+kill it whole at the end, and read its OOM count. Both cgroup v2 and the v1 hierarchies
+are handled. A cgroup is made per run, not per sandbox, because tmpfs pages stay charged
+to the group that wrote them: files in the work dir must not eat later runs' memory.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+import uuid
+from pathlib import Path
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+GROUP = "codegym"
+
+
+class RunCgroup:
+    """One cgroup (v2) or a pair (v1 memory + pids) holding one run's processes."""
+
+    def __init__(self, dirs: list[Path], v2: bool) -> None:
+        self.dirs, self.v2 = dirs, v2
+
+    @classmethod
+    def create(cls, memory_bytes: int, max_pids: int) -> RunCgroup | None:
+        """A new cgroup with these limits, or None where cgroups cannot be written."""
+        name = uuid.uuid4().hex[:12]
+        try:
+            if _v2_ready():
+                d = CGROUP_ROOT / GROUP / name
+                d.mkdir()
+                (d / "memory.max").write_text(str(memory_bytes))
+                (d / "memory.swap.max").write_text("0") if (d / "memory.swap.max").exists() else None
+                (d / "pids.max").write_text(str(max_pids))
+                return cls([d], True)
+            mem, pids = CGROUP_ROOT / "memory", CGROUP_ROOT / "pids"
+            if not (os.access(mem, os.W_OK) and os.access(pids, os.W_OK)):
+                return None
+            dm, dp = mem / GROUP / name, pids / GROUP / name
+            dm.mkdir(parents=True)
+            dp.mkdir(parents=True)
+            (dm / "memory.limit_in_bytes").write_text(str(memory_bytes))
+            if (dm / "memory.memsw.limit_in_bytes").exists():
+                (dm / "memory.memsw.limit_in_bytes").write_text(str(memory_bytes))
+            (dp / "pids.max").write_text(str(max_pids))
+            return cls([dm, dp], False)
+        except OSError:
+            return None
+
+    @property
+    def procs_files(self) -> list[str]:
+        """Files a child writes its pid to, before exec, to join the group."""
+        return [str(d / "cgroup.procs") for d in self.dirs]
+
+    def pids(self) -> list[int]:
+        """Processes in the group now."""
+        found: set[int] = set()
+        for d in self.dirs:
+            try:
+                found.update(int(p) for p in (d / "cgroup.procs").read_text().split())
+            except OSError:
+                pass
+        return sorted(found)
+
+    def kill_all(self) -> None:
+        """SIGKILL every process in the group until it is empty (forks included)."""
+        for _ in range(100):
+            pids = self.pids()
+            if not pids:
+                return
+            if self.v2 and (self.dirs[0] / "cgroup.kill").exists():
+                (self.dirs[0] / "cgroup.kill").write_text("1")
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.005)
+
+    def oom_kills(self) -> int:
+        """How many processes the kernel killed for memory in this group."""
+        path = self.dirs[0] / ("memory.events" if self.v2 else "memory.oom_control")
+        try:
+            for line in path.read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill":
+                    return int(value)
+        except OSError:
+            pass
+        return 0
+
+    def remove(self) -> None:
+        """Kill what is left and delete the group."""
+        self.kill_all()
+        for d in self.dirs:
+            for _ in range(50):
+                try:
+                    d.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.01)
+
+
+def _v2_ready() -> bool:
+    controllers = CGROUP_ROOT / "cgroup.controllers"
+    if not controllers.exists() or not {"memory", "pids"} <= set(controllers.read_text().split()):
+        return False
+    group = CGROUP_ROOT / GROUP
+    if not group.exists():
+        group.mkdir()
+        (CGROUP_ROOT / "cgroup.subtree_control").write_text("+memory +pids")
+        (group / "cgroup.subtree_control").write_text("+memory +pids")
+    return True

@@ -1,0 +1,366 @@
+"""The ``local`` backend: bubblewrap namespaces over a copy-on-write work dir.
+
+Each ``run`` starts ``bwrap`` with new user, pid, net, ipc, uts and cgroup namespaces: no
+network (only its own loopback), the host's ``/usr``, ``/etc`` and Python read-only, the
+work dir at ``/work`` the only writable place besides a private ``/tmp``. As root we first
+drop to an unprivileged host uid (``CODEGYM_SANDBOX_UID``, default 60999), so the code is
+non-root outside its namespace too, and put the run in its own cgroup (memory, pids).
+rlimits cap CPU seconds, file size and core dumps per process.
+
+When the command exits, bubblewrap's pid 1 exits and the kernel kills whatever is left in
+the pid namespace (daemons included); on timeout the process group and the cgroup are
+killed whole. So nothing a command starts outlives ``run``.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import weakref
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from codegym.errors import InfraError, SandboxError, SandboxSetupError
+
+from .base import WORKDIR, Command, ExecResult, Limits, Sandbox, decode, sandbox_env
+from .cgroups import RunCgroup
+from .paths import inside
+from .workspace import CopyWorkspace, Layer, OverlayWorkspace, can_mount, sweep_stale
+
+SANDBOX_UID = int(os.environ.get("CODEGYM_SANDBOX_UID", "60999"))
+_INNER_UID = 1000  # the uid commands see inside their user namespace
+
+_state: dict[str, Any] = {}
+
+
+def _host_setup() -> dict[str, Any]:
+    """What every local sandbox of this process shares; checked once."""
+    if not _state:
+        bwrap = shutil.which("bwrap")
+        if bwrap is None:
+            raise SandboxSetupError(
+                "the local sandbox needs bubblewrap: run scripts/setup.sh or 'apt-get install bubblewrap'"
+            )
+        as_root = os.geteuid() == 0
+        if as_root:
+            sweep_stale()
+        _state.update(
+            bwrap=bwrap,
+            as_root=as_root,
+            mounts=can_mount(),
+            ro_paths=_system_paths(),
+            empty=None,
+        )
+    return _state
+
+
+def _system_paths() -> list[str]:
+    """Host paths bound read-only: the OS and the Python running codegym (with its venv)."""
+    paths = ["/usr", "/etc"]
+    for prefix in (sys.prefix, sys.base_prefix, os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)):
+        if not any(prefix == p or prefix.startswith(p + "/") for p in paths):
+            paths.append(prefix)
+    if os.geteuid() == 0:
+        blocked = [p for p in paths if not _reachable_by_others(p)]
+        if blocked:
+            raise SandboxSetupError(
+                f"the sandbox user cannot enter {blocked} (a parent folder is private); run codegym "
+                "from a venv made from a system Python, as scripts/setup.sh does (.venv)"
+            )
+    return paths
+
+
+def _reachable_by_others(path: str) -> bool:
+    p = Path(path)
+    return all(os.stat(a).st_mode & 0o001 for a in [p, *p.parents])
+
+
+class LocalSandbox(Sandbox):
+    """A bubblewrap sandbox; see the module docstring.
+
+    Args:
+        limits: resource limits.
+        workdir_from: host folder whose contents the work dir starts with (None: empty).
+    """
+
+    backend = "local"
+
+    def __init__(self, limits: Limits, workdir_from: str | Path | None = None, *, _layers: tuple[Layer, ...] | None = None) -> None:
+        setup = _host_setup()
+        self.limits = limits
+        self._uid = SANDBOX_UID if setup["as_root"] else None
+        if _layers is None:
+            _layers = (base_layer(workdir_from, self._uid),)
+        disk = limits.disk_mb * 2**20
+        if setup["mounts"]:
+            self._fs: OverlayWorkspace | CopyWorkspace = OverlayWorkspace(_layers, disk, SANDBOX_UID)
+        else:
+            self._fs = CopyWorkspace(_layers, disk, self._uid)
+        self._closed = False
+        self._finalizer = weakref.finalize(self, self._fs.close)
+
+    # ------------------------------------------------------------------ running
+    def run(
+        self,
+        cmd: Command,
+        timeout: float | None = None,
+        stdin: str | bytes | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> ExecResult:
+        """Run ``cmd`` in the sandbox; see :meth:`Sandbox.run`."""
+        self._check_open()
+        setup = _host_setup()
+        timeout = self.limits.timeout_s if timeout is None else timeout
+        workdir = os.path.join(WORKDIR, cwd) if cwd else WORKDIR
+        argv = ["/bin/sh", "-c", cmd] if isinstance(cmd, str) else list(cmd)
+        cgroup = RunCgroup.create(self.limits.memory_mb * 2**20, self.limits.max_processes) if setup["as_root"] else None
+        fds = [os.open(p, os.O_PATH) for p in setup["ro_paths"]]
+        work_fd = os.open(self._fs.path, os.O_PATH)
+        try:
+            args = [setup["bwrap"], "--unshare-all", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
+            args += ["--uid", str(_INNER_UID), "--gid", str(_INNER_UID)]
+            for path, fd in zip(setup["ro_paths"], fds, strict=True):
+                args += ["--ro-bind-fd", str(fd), path]
+            for link in ("bin", "lib", "lib64", "sbin"):
+                if os.path.islink(f"/{link}"):
+                    args += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
+            args += ["--bind-fd", str(work_fd), WORKDIR, "--proc", "/proc", "--dev", "/dev"]
+            args += ["--size", str(self.limits.disk_mb * 2**20), "--tmpfs", "/tmp", "--chdir", workdir, "--"]
+            args += argv
+            path = f"{sys.prefix}/bin:/usr/local/bin:/usr/bin:/bin"
+            oom_before = cgroup.oom_kills() if cgroup else 0
+            started = time.monotonic()
+            try:
+                proc = subprocess.Popen(
+                    args,
+                    stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    env=sandbox_env(env, path),
+                    pass_fds=[*fds, work_fd],
+                    preexec_fn=_child_setup(self.limits, cgroup, self._uid),
+                    start_new_session=True,
+                )
+            except OSError as exc:
+                raise InfraError(f"could not start bubblewrap: {exc}") from exc
+            out, err, truncated, timed_out = _communicate(proc, stdin, timeout, self.limits.max_output_bytes, cgroup)
+            duration = time.monotonic() - started
+            oom = bool(cgroup and cgroup.oom_kills() > oom_before)
+        finally:
+            for fd in (*fds, work_fd):
+                os.close(fd)
+            if cgroup:
+                cgroup.remove()
+        code = proc.returncode
+        exit_code = 128 - code if code < 0 else code
+        if exit_code == 1 and err.startswith(b"bwrap:") and not timed_out:
+            raise InfraError(f"bubblewrap failed: {decode(err).strip()}")
+        return ExecResult(exit_code, decode(out), decode(err), timed_out, oom, truncated, duration)
+
+    # ------------------------------------------------------------------ files
+    def write_file(self, path: str, data: str | bytes, mode: int = 0o644) -> None:
+        """Create or replace a file in the work dir, making parent folders."""
+        self._check_open()
+        target = inside(self._fs.path, path, follow_last=False)
+        self._make_parents(target)
+        if target.is_symlink() or target.is_dir():
+            raise SandboxError(f"cannot write {path!r}: it is a link or a folder")
+        target.write_bytes(data.encode() if isinstance(data, str) else data)
+        os.chmod(target, mode)
+        self._own(target)
+
+    def read_file(self, path: str) -> bytes:
+        """The bytes of a file in the work dir (links are followed only inside it)."""
+        self._check_open()
+        target = inside(self._fs.path, path)
+        if not target.is_file():
+            raise SandboxError(f"no file {path!r} in the work dir")
+        return target.read_bytes()
+
+    def copy_in(self, host_path: str, dest: str) -> None:
+        """Copy a host file or folder into the work dir at ``dest``, replacing what is there."""
+        self._check_open()
+        target = inside(self._fs.path, dest, follow_last=False)
+        self._make_parents(target)
+        if target.is_symlink() or target.is_file():
+            target.unlink()
+        elif target.is_dir():
+            shutil.rmtree(target)
+        if os.path.isdir(host_path):
+            shutil.copytree(host_path, target, symlinks=True)
+        else:
+            shutil.copy2(host_path, target)
+        for dirpath, dirnames, filenames in os.walk(target):
+            for name in (*dirnames, *filenames):
+                self._own(Path(dirpath, name))
+        self._own(target)
+
+    @property
+    def host_path(self) -> Path:
+        """The host folder commands see as the work dir (for graders that read it)."""
+        return self._fs.path
+
+    def _make_parents(self, target: Path) -> None:
+        root = self._fs.path
+        for parent in reversed(target.relative_to(root).parents):
+            p = root / parent
+            if p.is_symlink() or (p.exists() and not p.is_dir()):
+                raise SandboxError(f"cannot write under {parent}: it is a link or a file")
+            if not p.exists():
+                p.mkdir()
+                self._own(p)
+
+    def _own(self, path: Path) -> None:
+        if self._uid is not None:
+            os.lchown(path, self._uid, self._uid)
+
+    # ------------------------------------------------------------------ snapshots
+    def snapshot(self) -> tuple[Layer, ...]:
+        """The work dir's layers now; costs what changed since the last snapshot."""
+        self._check_open()
+        return self._fs.freeze()
+
+    def restore(self, snap: tuple[Layer, ...]) -> None:
+        """Make the work dir what it was at ``snap``."""
+        self._check_open()
+        self._fs.reset_to(snap)
+
+    def fork(self) -> LocalSandbox:
+        """A new sandbox on the same layers: copy-on-write, nothing copied up front."""
+        return LocalSandbox(self.limits, _layers=self.snapshot())
+
+    def close(self) -> None:
+        """Release the work dir; idempotent."""
+        if not self._closed:
+            self._closed = True
+            self._finalizer()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise SandboxError("this sandbox is closed")
+
+
+_base_layers: dict[tuple[Any, ...], Layer] = {}
+
+
+def base_layer(src: str | Path | None, uid: int | None) -> Layer:
+    """The layer a work dir starts from, cached per source folder and its files' stat data."""
+    key: tuple[Any, ...] = (None, uid) if src is None else (str(src), uid, _tree_signature(Path(src)))
+    if key not in _base_layers:
+        _base_layers[key] = Layer.from_tree(None if src is None else Path(src), uid)
+    return _base_layers[key]
+
+
+def _tree_signature(root: Path) -> int:
+    if not root.is_dir():
+        raise SandboxError(f"workdir_from={str(root)!r} is not a folder")
+    entries = []
+    for dirpath, _dirnames, filenames in os.walk(root):
+        for name in filenames:
+            st = os.lstat(os.path.join(dirpath, name))
+            entries.append((dirpath, name, st.st_size, st.st_mtime_ns, st.st_mode))
+    return hash(tuple(sorted(entries)))
+
+
+def _child_setup(limits: Limits, cgroup: RunCgroup | None, uid: int | None) -> Any:
+    """The code the child runs between fork and exec: join the cgroup, cap, drop root."""
+    procs_files = cgroup.procs_files if cgroup else []
+    cpu, fsize = limits.cpu_s, limits.max_file_mb * 2**20
+    memory, nproc = limits.memory_mb * 2**20, limits.max_processes
+
+    def setup() -> None:
+        pid = str(os.getpid()).encode()
+        for name in procs_files:
+            fd = os.open(name, os.O_WRONLY)
+            os.write(fd, pid)
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if cgroup is None:  # no cgroup: fall back to per-process caps
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        if uid is not None:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+
+    return setup
+
+
+def _communicate(
+    proc: subprocess.Popen[bytes], stdin: str | bytes | None, timeout: float, cap: int, cgroup: RunCgroup | None
+) -> tuple[bytes, bytes, bool, bool]:
+    """Feed stdin, read both streams up to ``cap`` each (draining the rest), enforce the deadline."""
+    deadline = time.monotonic() + timeout
+    sel = selectors.DefaultSelector()
+    assert proc.stdout and proc.stderr
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+    buffers = {out_fd: bytearray(), err_fd: bytearray()}
+    for stream in (proc.stdout, proc.stderr):
+        os.set_blocking(stream.fileno(), False)
+        sel.register(stream.fileno(), selectors.EVENT_READ)
+    pending = memoryview(stdin.encode() if isinstance(stdin, str) else stdin) if stdin is not None else None
+    if pending is not None and proc.stdin:
+        os.set_blocking(proc.stdin.fileno(), False)
+        sel.register(proc.stdin.fileno(), selectors.EVENT_WRITE)
+    truncated = timed_out = False
+    open_streams = 2
+    while open_streams:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            timed_out = True
+            break
+        for key, _ in sel.select(min(remaining, 1.0)):
+            fd = key.fd
+            if proc.stdin and fd == proc.stdin.fileno():
+                try:
+                    written = os.write(fd, pending[:65536]) if pending is not None else 0
+                except BrokenPipeError:
+                    written, pending = 0, memoryview(b"")
+                pending = pending[written:] if pending is not None else None
+                if not pending:
+                    sel.unregister(fd)
+                    proc.stdin.close()
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                sel.unregister(fd)
+                open_streams -= 1
+                continue
+            buf = buffers[fd]
+            room = cap - len(buf)
+            if room > 0:
+                buf += chunk[:room]
+            if len(chunk) > room:
+                truncated = True
+    if timed_out:
+        _kill(proc, cgroup)
+    try:
+        proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _kill(proc, cgroup)
+        proc.wait()
+    sel.close()
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        if stream and not stream.closed:
+            stream.close()
+    return bytes(buffers[out_fd]), bytes(buffers[err_fd]), truncated, timed_out
+
+
+def _kill(proc: subprocess.Popen[bytes], cgroup: RunCgroup | None) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    if cgroup:
+        cgroup.kill_all()

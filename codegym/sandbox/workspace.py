@@ -1,0 +1,207 @@
+"""The local sandbox's work dir: copy-on-write layers, so snapshots and forks are cheap.
+
+As root (the normal case on our machines and in CI) the work dir is an overlay mount:
+read-only *layers* below, and a writable upper dir on a size-limited tmpfs above (the
+tmpfs is the disk quota). A snapshot freezes the upper dir into a new layer, so it costs
+what changed since the last snapshot, not the size of the tree; a restore or a fork mounts
+a new overlay on the same layers. Layers are shared between snapshots and forks and
+deleted when the last one that uses them is gone.
+
+Without root, overlay and tmpfs mounts are not allowed: :class:`CopyWorkspace` keeps the
+same interface with full copies (``cp --reflink=auto``, so copy-on-write where the file
+system has it).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import shutil
+import subprocess
+import tempfile
+import uuid
+import weakref
+from pathlib import Path
+
+from codegym.errors import SandboxError, SandboxSetupError
+
+ROOT = Path(os.environ.get("CODEGYM_TMP", "/tmp/codegym"))
+#: overlayfs takes the lower dirs in one mount option of at most a page; squash before it fills.
+MAX_LAYERS = 40
+
+_libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+MNT_DETACH = 2
+
+
+def _mount(source: str, target: Path, fstype: str, options: str) -> None:
+    if _libc.mount(source.encode(), str(target).encode(), fstype.encode(), 0, options.encode()) != 0:
+        err = ctypes.get_errno()
+        raise SandboxSetupError(f"mount {fstype} on {target} failed: {os.strerror(err)} ({options[:200]})")
+
+
+def _umount(target: Path) -> None:
+    if _libc.umount2(str(target).encode(), MNT_DETACH) != 0 and ctypes.get_errno() not in (22, 2):
+        raise SandboxError(f"umount {target} failed: {os.strerror(ctypes.get_errno())}")
+
+
+def _copy_tree(src: Path, dst: Path) -> None:
+    """``cp -a`` keeps what overlay needs: whiteout devices, opaque xattrs, owners, links."""
+    dst.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["cp", "-a", "--reflink=auto", f"{src}/.", str(dst)], check=True, capture_output=True)
+
+
+class Layer:
+    """A read-only folder of files; deleted when no snapshot or work dir uses it any more."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._finalizer = weakref.finalize(self, shutil.rmtree, str(path), True)
+
+    @classmethod
+    def from_tree(cls, src: Path | None, uid: int | None) -> Layer:
+        """A new layer holding a copy of ``src`` (empty when None), owned by ``uid``."""
+        layer = cls(_new_dir("L"))
+        if src is not None:
+            _copy_tree(src, layer.path)
+        if uid is not None:
+            for dirpath, dirnames, filenames in os.walk(layer.path):
+                for name in (*dirnames, *filenames):
+                    os.lchown(os.path.join(dirpath, name), uid, uid)
+            os.chown(layer.path, uid, uid)
+        return layer
+
+
+class OverlayWorkspace:
+    """An overlay mount of shared layers plus a private upper dir on a tmpfs (root only)."""
+
+    def __init__(self, layers: tuple[Layer, ...], disk_bytes: int, uid: int) -> None:
+        self.layers = layers
+        self.disk_bytes, self.uid = disk_bytes, uid
+        self.dir = _new_dir("W")
+        self.rw, self.merged = self.dir / "rw", self.dir / "merged"
+        self.rw.mkdir()
+        self.merged.mkdir()
+        self._mounted = False
+        self._mount()
+
+    @property
+    def path(self) -> Path:
+        """The host folder that commands see as the work dir."""
+        return self.merged
+
+    def _mount(self) -> None:
+        _mount("tmpfs", self.rw, "tmpfs", f"size={self.disk_bytes},mode=0700")
+        upper, work = self.rw / "upper", self.rw / "work"
+        upper.mkdir()
+        work.mkdir()
+        os.chown(upper, self.uid, self.uid)
+        lower = ":".join(str(layer.path) for layer in reversed(self.layers))
+        _mount("overlay", self.merged, "overlay", f"lowerdir={lower},upperdir={upper},workdir={work}")
+        self._mounted = True
+
+    def _unmount(self) -> None:
+        if self._mounted:
+            _umount(self.merged)
+            _umount(self.rw)
+            self._mounted = False
+
+    def freeze(self) -> tuple[Layer, ...]:
+        """The layers of the work dir as it is now; the changes so far become a new layer."""
+        upper = self.rw / "upper"
+        if not any(upper.iterdir()):
+            return self.layers
+        if len(self.layers) >= MAX_LAYERS:
+            squashed = Layer(_new_dir("L"))
+            _copy_tree(self.merged, squashed.path)
+            os.chown(squashed.path, self.uid, self.uid)
+            self.reset_to((squashed,))
+            return self.layers
+        layer = Layer(_new_dir("L"))
+        _copy_tree(upper, layer.path)
+        os.chown(layer.path, self.uid, self.uid)
+        self.reset_to((*self.layers, layer))
+        return self.layers
+
+    def reset_to(self, layers: tuple[Layer, ...]) -> None:
+        """Make the work dir exactly ``layers``, dropping changes not frozen."""
+        self._unmount()
+        self.layers = layers
+        self._mount()
+
+    def close(self) -> None:
+        """Unmount and delete the private part; shared layers live on while used."""
+        self._unmount()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class CopyWorkspace:
+    """The same interface without mount rights: a plain folder, snapshots are full copies."""
+
+    def __init__(self, layers: tuple[Layer, ...], disk_bytes: int, uid: int | None) -> None:
+        self.disk_bytes = disk_bytes
+        self.dir = _new_dir("W")
+        self.layers: tuple[Layer, ...] = ()
+        self.reset_to(layers)
+
+    @property
+    def path(self) -> Path:
+        """The host folder that commands see as the work dir."""
+        return self.dir / "work"
+
+    def freeze(self) -> tuple[Layer, ...]:
+        """A full copy of the work dir as one layer."""
+        self.layers = (Layer.from_tree(self.path, None),)
+        return self.layers
+
+    def reset_to(self, layers: tuple[Layer, ...]) -> None:
+        """Replace the work dir by a copy of ``layers`` (each a full tree here: the last wins)."""
+        shutil.rmtree(self.path, ignore_errors=True)
+        _copy_tree(layers[-1].path, self.path)
+        self.layers = layers
+
+    def close(self) -> None:
+        """Delete the work dir."""
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def can_mount() -> bool:
+    """True where overlay and tmpfs mounts are allowed (root with CAP_SYS_ADMIN)."""
+    if os.geteuid() != 0:
+        return False
+    probe = _new_dir("P")
+    try:
+        _mount("tmpfs", probe, "tmpfs", "size=4k")
+        _umount(probe)
+        return True
+    except SandboxSetupError:
+        return False
+    finally:
+        shutil.rmtree(probe, ignore_errors=True)
+
+
+def _new_dir(kind: str) -> Path:
+    # One folder per owning process, so that stale ones of dead processes can be swept.
+    base = ROOT / str(os.getpid())
+    base.mkdir(parents=True, exist_ok=True, mode=0o711)
+    os.chmod(ROOT, 0o711)
+    path = Path(tempfile.mkdtemp(prefix=f"{kind}{uuid.uuid4().hex[:6]}", dir=base))
+    os.chmod(path, 0o755)
+    return path
+
+
+def sweep_stale() -> int:
+    """Unmount and delete work dirs left by processes that died without closing; the count."""
+    if not ROOT.is_dir():
+        return 0
+    swept = 0
+    for owner in ROOT.iterdir():
+        if not owner.name.isdigit() or Path(f"/proc/{owner.name}").exists():
+            continue
+        for child in owner.iterdir():
+            for mount_point in (child / "merged", child / "rw"):
+                if mount_point.is_dir() and os.path.ismount(mount_point):
+                    _umount(mount_point)
+        shutil.rmtree(owner, ignore_errors=True)
+        swept += 1
+    return swept

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# One idempotent set-up for a fresh Debian machine (README, "Set up"): system packages,
+# a running Docker engine, and .venv with codegym and all its extras installed.
+# Safe to run again: every step checks first and does only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DEBS=(bubblewrap docker.io chromium poppler-utils texlive-latex-base texlive-latex-extra
+      texlive-pictures python3-venv python3-dev g++ rustc git patch iptables)
+missing=()
+for pkg in "${DEBS[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+command -v node >/dev/null || missing+=(nodejs)
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing Debian packages: ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The Docker engine: started here because nothing else on these machines starts it.
+if ! docker info >/dev/null 2>&1; then
+    echo "setup: starting dockerd"
+    nohup dockerd >/var/log/codegym-dockerd.log 2>&1 &
+    for _ in $(seq 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
+    docker info >/dev/null 2>&1 || { echo "setup: dockerd did not start, see /var/log/codegym-dockerd.log" >&2; exit 1; }
+fi
+
+# The venv is made from Debian's python3 on purpose: the local sandbox binds the
+# interpreter read-only for an unprivileged uid, which cannot enter a private prefix
+# such as /root/.pyenv.
+if [ ! -x .venv/bin/python ]; then
+    /usr/bin/python3 -m venv .venv
+fi
+find_links=()
+[ -d /opt/wheels ] && find_links=(--find-links /opt/wheels)   # the torch CPU wheel on disk
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null
+.venv/bin/python -m pip install -q "${find_links[@]}" -e ".[all]"
+echo "setup: done (.venv ready; run 'codegym doctor' to check every part)"
