@@ -222,15 +222,16 @@ class DockerSandbox(Sandbox):
     def write_file(self, path: str, data: str | bytes, mode: int = 0o644) -> None:
         """Create or replace a file in the work dir, making parent folders."""
         self._check_open()
-        target = _container_path(path)
+        target = self._resolve(path)
         payload = data.encode() if isinstance(data, str) else data
         self._put(posixpath.dirname(target), [(posixpath.basename(target), payload, mode)])
 
     def read_file(self, path: str) -> bytes:
         """The bytes of a file in the work dir (a link is refused, not followed)."""
         self._check_open()
+        target = _container_path(path)
         try:
-            stream, _ = self._container.get_archive(_container_path(path))
+            stream, _ = self._container.get_archive(target)
         except Exception as exc:  # noqa: BLE001 - docker.errors.NotFound and friends
             raise SandboxError(f"no file {path!r} in the work dir") from exc
         with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
@@ -243,7 +244,7 @@ class DockerSandbox(Sandbox):
     def copy_in(self, host_path: str, dest: str) -> None:
         """Copy a host file or folder into the work dir at ``dest``, replacing what is there."""
         self._check_open()
-        target = _container_path(dest)
+        target = self._resolve(dest)
         self._root_exec(["rm", "-rf", target])
         buf = io.BytesIO()
         with tarfile.open(fileobj=buf, mode="w") as tar:
@@ -259,8 +260,20 @@ class DockerSandbox(Sandbox):
                 info.size, info.mode, info.uid, info.gid = len(payload), mode, 1000, 1000
                 tar.addfile(info, io.BytesIO(payload))
         self._mkdirs(folder)
-        if not self._container.put_archive(folder, buf.getvalue()):
-            raise SandboxError(f"could not write into {folder}")
+        try:
+            self._container.put_archive(folder, buf.getvalue())
+        except Exception as exc:  # noqa: BLE001 - docker.errors.APIError: read-only, not a folder
+            raise SandboxError(f"could not write into {folder}: {exc}") from exc
+
+    def _resolve(self, path: str) -> str:
+        """The container path of ``path`` with links resolved in the container; must stay in the work dir."""
+        target = _container_path(path)
+        parent = self._client.api.exec_start(
+            self._client.api.exec_create(self._container.id, ["realpath", "-m", "--", posixpath.dirname(target)], user=USER)["Id"]
+        )
+        resolved = posixpath.join(decode(parent).strip(), posixpath.basename(target))
+        _container_path(resolved)  # a link in a parent folder led out of the work dir
+        return resolved
 
     def _mkdirs(self, folder: str) -> None:
         res = self._client.api.exec_start(

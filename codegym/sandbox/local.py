@@ -309,9 +309,11 @@ def _communicate(
         os.set_blocking(stream.fileno(), False)
         sel.register(stream.fileno(), selectors.EVENT_READ)
     pending = memoryview(stdin.encode() if isinstance(stdin, str) else stdin) if stdin is not None else None
+    in_fd = -1
     if pending is not None and proc.stdin:
-        os.set_blocking(proc.stdin.fileno(), False)
-        sel.register(proc.stdin.fileno(), selectors.EVENT_WRITE)
+        in_fd = proc.stdin.fileno()
+        os.set_blocking(in_fd, False)
+        sel.register(in_fd, selectors.EVENT_WRITE)
     truncated = timed_out = False
     open_streams = 2
     while open_streams:
@@ -321,15 +323,16 @@ def _communicate(
             break
         for key, _ in sel.select(min(remaining, 1.0)):
             fd = key.fd
-            if proc.stdin and fd == proc.stdin.fileno():
+            if fd == in_fd:
+                assert pending is not None and proc.stdin
                 try:
-                    written = os.write(fd, pending[:65536]) if pending is not None else 0
+                    pending = pending[os.write(fd, pending[:65536]):]
                 except BrokenPipeError:
-                    written, pending = 0, memoryview(b"")
-                pending = pending[written:] if pending is not None else None
+                    pending = pending[:0]
                 if not pending:
                     sel.unregister(fd)
                     proc.stdin.close()
+                    in_fd = -1
                 continue
             chunk = os.read(fd, 1 << 16)
             if not chunk:

@@ -1,0 +1,55 @@
+"""Counting what a sandbox could leak: processes of the sandbox uid, work dirs, containers."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from codegym.sandbox.local import SANDBOX_UID
+from codegym.sandbox.workspace import ROOT
+
+
+def sandbox_processes(marker: str | None = None) -> list[int]:
+    """Live host processes of the sandbox uid that escaped their run.
+
+    Other sandboxes may be running beside the tests, so a process counts as escaped when it
+    was orphaned to the host's pid 1 (a live run's processes hang below its bwrap), or when
+    its command line holds ``marker``.
+    """
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if entry.stat().st_uid != SANDBOX_UID:
+                continue
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        state, ppid = fields[0], int(fields[1])
+        if state != "Z" and (ppid == 1 or (marker is not None and marker in cmdline)):
+            pids.append(int(entry.name))
+    return pids
+
+
+def work_dirs() -> set[str]:
+    """Work dirs of this process that are not shared layers."""
+    mine = ROOT / str(os.getpid())
+    return {p.name for p in mine.iterdir() if p.name.startswith("W")} if mine.is_dir() else set()
+
+
+def containers() -> set[str]:
+    """Live codegym containers on the Docker engine (empty when no engine)."""
+    try:
+        import docker
+
+        client = docker.from_env(timeout=5)
+        return {c.id for c in client.containers.list(all=True, filters={"label": "codegym.owner"})}
+    except Exception:  # noqa: BLE001
+        return set()
+
+
+def mounts() -> int:
+    """Mounts under codegym's work root."""
+    return sum(1 for line in Path("/proc/self/mounts").read_text().splitlines() if str(ROOT) in line)

@@ -1,0 +1,239 @@
+"""The sandbox contract on both backends: attacks are contained, reported, and leave nothing.
+
+Each attack is followed by a normal command in the same sandbox, which must still work, and
+the module checks that no process, container, work dir or mount outlives the sandboxes.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from leaks import containers, mounts, sandbox_processes, work_dirs
+
+from codegym.errors import SandboxError
+from codegym.sandbox import Sandbox, create
+
+
+@pytest.fixture(scope="module", autouse=True)
+def nothing_leaks() -> Iterator[None]:
+    before = (set(sandbox_processes()), work_dirs(), containers(), mounts())
+    yield
+    time.sleep(0.2)
+    assert set(sandbox_processes()) <= before[0], "a sandboxed process outlived its run"
+    assert work_dirs() <= before[1], "a work dir outlived its sandbox"
+    assert containers() <= before[2], "a container outlived its sandbox"
+    assert mounts() <= before[3], "a mount outlived its sandbox"
+
+
+@pytest.fixture
+def sb(backend: str) -> Iterator[Sandbox]:
+    with create(backend, timeout_s=20, memory_mb=256, max_processes=64, disk_mb=64, max_file_mb=32,
+                max_output_bytes=100_000) as box:
+        yield box
+        after = box.run("echo still-works")
+        assert after.ok and after.stdout == "still-works\n", f"the sandbox broke: {after}"
+
+
+def test_commands_run_unprivileged_in_the_work_dir(sb: Sandbox) -> None:
+    res = sb.run("id -u; pwd; python3 -c 'import pytest; print(1)'")
+    assert res.ok, res
+    uid, cwd, one = res.stdout.split()
+    assert uid != "0" and cwd == "/sandbox" and one == "1"
+
+
+def test_stdin_env_and_cwd_reach_the_command(sb: Sandbox) -> None:
+    sb.write_file("sub/marker", "m")
+    res = sb.run("cat; echo $GREETING; ls", stdin="piped\n", env={"GREETING": "hi"}, cwd="sub")
+    assert res.stdout == "piped\nhi\nmarker\n"
+
+
+def test_fork_bomb_is_contained(sb: Sandbox) -> None:
+    res = sb.run("bomb() { bomb | bomb & }; bomb; sleep 2", timeout=8)
+    assert res.duration_s < 15
+
+
+def test_memory_bomb_is_oom_killed(sb: Sandbox) -> None:
+    res = sb.run(["python3", "-c", "x = bytearray(2 * 1024**3); print('allocated')"])
+    assert "allocated" not in res.stdout
+    assert res.oom_killed or res.exit_code != 0
+
+
+def test_infinite_loop_hits_the_wall_clock(sb: Sandbox) -> None:
+    res = sb.run("while :; do :; done", timeout=1.5)
+    assert res.timed_out and res.duration_s < 5
+
+
+def test_sleeping_loop_past_the_wall_limit_is_killed(sb: Sandbox) -> None:
+    res = sb.run("while :; do sleep 0.1; done", timeout=1)
+    assert res.timed_out and res.duration_s < 5
+
+
+def test_loopback_server_on_the_host_is_unreachable(sb: Sandbox) -> None:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    port = server.getsockname()[1]
+    accepted: list[object] = []
+    server.settimeout(3)
+    thread = threading.Thread(target=lambda: _accept(server, accepted), daemon=True)
+    thread.start()
+    probe = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2); print('connected')"
+    res = sb.run(["python3", "-c", probe])
+    thread.join()
+    server.close()
+    assert "connected" not in res.stdout and res.exit_code != 0
+    assert not accepted
+
+
+def _accept(server: socket.socket, accepted: list[object]) -> None:
+    try:
+        accepted.append(server.accept())
+    except OSError:
+        pass
+
+
+def test_outside_address_is_unreachable(sb: Sandbox) -> None:
+    # 192.0.2.1 is TEST-NET-1 (RFC 5737); with no network namespace route nothing is sent.
+    probe = "import socket; socket.create_connection(('192.0.2.1', 80), timeout=2); print('connected')"
+    res = sb.run(["python3", "-c", probe])
+    assert "connected" not in res.stdout and res.exit_code != 0
+
+
+def test_writes_outside_the_work_dir_fail(sb: Sandbox, tmp_path: Path) -> None:
+    res = sb.run("echo x > /usr/evil; echo x > /etc/evil; echo x > /evil; echo done")
+    assert res.stdout == "done\n"
+    assert not Path("/usr/evil").exists() and not Path("/etc/evil").exists() and not Path("/evil").exists()
+
+
+def test_hidden_verifier_folder_is_not_visible(sb: Sandbox, tmp_path: Path) -> None:
+    hidden = tmp_path / "tests"
+    hidden.mkdir()
+    (hidden / "secret_test.py").write_text("SECRET = 42\n")
+    res = sb.run(f"cat {hidden}/secret_test.py; ls {tmp_path}; ls /root /home 2>&1; echo end")
+    assert "SECRET" not in res.stdout and res.stdout.endswith("end\n")
+
+
+def test_links_out_of_the_work_dir_are_not_followed_by_the_host(sb: Sandbox) -> None:
+    assert sb.run("ln -s /etc/hostname leak; ln -s / root; ln -s /tmp/x dangling").ok
+    with pytest.raises(SandboxError):
+        sb.read_file("leak")
+    with pytest.raises(SandboxError):
+        sb.write_file("root/etc/codegym-escape", "x")
+    assert not Path("/etc/codegym-escape").exists()
+
+
+def test_gigabytes_of_stdout_are_capped(sb: Sandbox) -> None:
+    res = sb.run("head -c 1500000000 /dev/zero | tr '\\0' a; echo", timeout=60)
+    assert res.output_truncated
+    assert len(res.stdout) <= 100_000
+
+
+def test_daemonised_child_does_not_outlive_the_run(sb: Sandbox) -> None:
+    assert sb.run("setsid sh -c 'sleep 313.7' >/dev/null 2>&1 < /dev/null & nohup sleep 317.3 >/dev/null 2>&1 &").ok
+    time.sleep(0.2)
+    res = sb.run("cat /proc/[0-9]*/cmdline | tr '\\0' ' '")
+    assert "313.7" not in res.stdout and "317.3" not in res.stdout
+    assert not sandbox_processes("313.7") and not sandbox_processes("317.3")
+
+
+def test_disk_filling_write_is_stopped(sb: Sandbox) -> None:
+    res = sb.run("dd if=/dev/zero of=big bs=1M count=4096 2>&1; echo rc=$?")
+    assert "rc=0" not in res.stdout
+    sb.run("rm -f big")
+
+
+def test_killing_the_parent_process_is_survived(sb: Sandbox) -> None:
+    sb.run("kill -9 $PPID; kill -9 1; echo after")
+    assert sb.run("echo ok").stdout == "ok\n"
+
+
+def test_non_utf8_output_is_reported(sb: Sandbox) -> None:
+    res = sb.run(r"printf '\377\376 abc'")
+    assert res.ok and "abc" in res.stdout and "\ufffd" in res.stdout
+
+
+def test_bad_paths_raise_clear_errors(sb: Sandbox) -> None:
+    with pytest.raises(SandboxError, match="outside the work dir"):
+        sb.write_file("/etc/passwd", "x")
+    with pytest.raises(SandboxError, match="leaves the work dir|outside the work dir"):
+        sb.read_file("../../etc/passwd")
+
+
+# ---------------------------------------------------------------------- snapshots and forks
+def _tree(sb: Sandbox) -> str:
+    return sb.run("find . -type f | sort | xargs -r md5sum").stdout
+
+
+def test_restore_brings_back_deleted_renamed_and_changed_files(sb: Sandbox) -> None:
+    sb.write_file("keep.txt", "keep")
+    sb.write_file("dir/delete.txt", "delete me")
+    sb.write_file("rename.txt", "rename me")
+    before = _tree(sb)
+    snap = sb.snapshot()
+    assert sb.run("rm -r dir; mv rename.txt renamed.txt; echo changed > keep.txt; echo new > new.txt").ok
+    assert _tree(sb) != before
+    sb.restore(snap)
+    assert _tree(sb) == before
+    assert sb.read_file("dir/delete.txt") == b"delete me"
+
+
+def test_fork_diverges_from_its_parent(sb: Sandbox) -> None:
+    sb.write_file("shared.txt", "v1")
+    child = sb.fork()
+    try:
+        child.run("echo child > shared.txt; rm -f gone.txt; touch only-child")
+        sb.run("touch only-parent")
+        assert sb.read_file("shared.txt") == b"v1"
+        assert child.read_file("shared.txt") == b"child\n"
+        assert "only-child" not in sb.run("ls").stdout
+        assert "only-parent" not in child.run("ls").stdout
+        grandchild = child.fork()
+        grandchild.run("echo gc > shared.txt")
+        assert child.read_file("shared.txt") == b"child\n"
+        grandchild.close()
+    finally:
+        child.close()
+
+
+def test_snapshots_survive_many_steps(sb: Sandbox) -> None:
+    snaps = []
+    for i in range(8):
+        sb.run(f"echo {i} > step.txt; echo {i} >> log.txt")
+        snaps.append(sb.snapshot())
+    sb.restore(snaps[2])
+    assert sb.read_file("log.txt") == b"0\n1\n2\n"
+    sb.restore(snaps[7])
+    assert sb.read_file("step.txt") == b"7\n"
+
+
+def test_workdir_from_a_host_folder_and_copy_in(backend: str, tmp_path: Path) -> None:
+    (tmp_path / "repo" / "pkg").mkdir(parents=True)
+    (tmp_path / "repo" / "pkg" / "mod.py").write_text("X = 1\n")
+    (tmp_path / "hidden").mkdir()
+    (tmp_path / "hidden" / "test_x.py").write_text("from pkg.mod import X\ndef test_x():\n    assert X == 1\n")
+    with create(backend, workdir_from=tmp_path / "repo") as box:
+        assert box.read_file("pkg/mod.py") == b"X = 1\n"
+        assert "test_x" not in box.run("ls -R").stdout
+        box.copy_in(str(tmp_path / "hidden"), "tests")
+        res = box.run("python3 -m pytest -q tests")
+        assert res.ok, res.stdout + res.stderr
+
+
+def test_closed_sandbox_refuses_work(backend: str) -> None:
+    box = create(backend)
+    box.close()
+    box.close()
+    with pytest.raises(SandboxError, match="closed"):
+        box.run("true")
+
+
+def test_unknown_backend_and_limit_names_are_explained() -> None:
+    with pytest.raises(ValueError, match="Did you mean 'docker'"):
+        create("dokcer")
+    with pytest.raises(TypeError, match="unknown sandbox limits"):
+        create("local", memory=5)
