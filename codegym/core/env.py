@@ -87,6 +87,8 @@ class CodeEnv(gym.Env[Any, str]):
     bundled_tasks: ClassVar[str] = ""
     #: Reward of an attempt that did nothing right; bad input gets it too.
     floor_reward: ClassVar[float] = 0.0
+    #: Reward of a perfect attempt; ``gold_action()`` earns it.
+    full_reward: ClassVar[float] = 1.0
     #: Longest action accepted by the action space.
     max_action_length: ClassVar[int] = 100_000
 
