@@ -1,0 +1,261 @@
+"""Rollouts: sample G attempts per task from the policy and grade them in the env.
+
+Token-in, token-out: the exact sampled ids and their log-probs are kept (no re-tokenising of
+the model's text), the env's observations between turns are tokenised and appended with a
+zero loss mask, and ``info["token_rewards"]`` character spans are mapped onto the sampled
+tokens through character offsets. Samples whose ``info`` reports an ``infra_error`` are
+marked so the trainer drops them instead of learning from a fake zero.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+import torch
+
+
+@dataclass
+class Sample:
+    """One episode of one task, ready for the loss.
+
+    Attributes:
+        task_id: the task (reset options) it solved.
+        group: index of its group (same task, same step).
+        prompt_ids: context tokens before the first model token.
+        token_ids: every token after the prompt: model tokens and env observation tokens.
+        sampler_logp: log-prob of each token under the sampler (0 on observation tokens).
+        loss_mask: 1 where the model wrote the token (learned from), 0 where the env did.
+        token_rewards: process reward of each token (from ``info["token_rewards"]``).
+        reward_positions: 1 where some span covered the token.
+        reward: the episode return (sum of step rewards).
+        infra_error: what broke, when the env reported an infrastructure failure.
+        text: the actions the model wrote, one per turn.
+        truncated: a turn ran out of ``max_new_tokens`` before the end token.
+    """
+
+    task_id: str
+    group: int
+    prompt_ids: list[int]
+    token_ids: list[int] = field(default_factory=list)
+    sampler_logp: list[float] = field(default_factory=list)
+    loss_mask: list[int] = field(default_factory=list)
+    token_rewards: list[float] = field(default_factory=list)
+    reward_positions: list[int] = field(default_factory=list)
+    reward: float = 0.0
+    infra_error: str | None = None
+    text: list[str] = field(default_factory=list)
+    truncated: bool = False
+    components: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def has_process_reward(self) -> bool:
+        """Whether any span of the env's process signal touched this sample."""
+        return any(self.reward_positions)
+
+
+# ============================================================ sampling
+@torch.no_grad()
+def generate(model: torch.nn.Module, contexts: Sequence[Sequence[int]], max_new_tokens: int, eos_id: int,
+             pad_id: int, temperature: float = 1.0, top_k: int = 0, greedy: bool = False,
+             generator: torch.Generator | None = None) -> tuple[list[list[int]], list[list[float]], list[bool]]:
+    """Sample continuations of a batch of token contexts with a KV cache.
+
+    Returns per row: the sampled ids (ending with ``eos_id`` when the model stopped), their
+    log-probs under ``softmax(logits / temperature)`` (what the trainer recomputes), and
+    whether the row stopped before ``max_new_tokens``.
+    """
+    device = next(model.parameters()).device
+    b, width = len(contexts), max(len(c) for c in contexts)
+    ids = torch.full((b, width), pad_id, dtype=torch.long)
+    attn = torch.zeros((b, width), dtype=torch.long)
+    for i, c in enumerate(contexts):  # left padding keeps every row's next token at the end
+        ids[i, width - len(c):] = torch.tensor(c, dtype=torch.long)
+        attn[i, width - len(c):] = 1
+    ids, attn = ids.to(device), attn.to(device)
+    pos = (attn.cumsum(-1) - 1).clamp(min=0)
+    # transformers 5 names the KV cache ``cache``; 4.x named it ``past_key_values``.
+    cache_kw = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+    out = model(input_ids=ids, attention_mask=attn, position_ids=pos, use_cache=True, logits_to_keep=1)
+    past, logits, last = getattr(out, cache_kw), out.logits[:, -1].float(), pos[:, -1]
+    tokens = torch.zeros((b, max_new_tokens), dtype=torch.long)
+    logps = torch.zeros((b, max_new_tokens))
+    done = torch.zeros(b, dtype=torch.bool)
+    lengths = torch.full((b,), max_new_tokens)
+    for t in range(max_new_tokens):
+        logp_all = torch.log_softmax(logits / temperature, -1)
+        if greedy:
+            tok = logits.argmax(-1)
+        else:
+            scores = logits / temperature
+            if top_k:
+                kth = torch.topk(scores, min(top_k, scores.shape[-1])).values[:, -1:]
+                scores = scores.masked_fill(scores < kth, -float("inf"))
+            tok = torch.multinomial(torch.softmax(scores, -1), 1, generator=generator).squeeze(1)
+        tok = torch.where(done, torch.full_like(tok, pad_id), tok)
+        tokens[:, t], logps[:, t] = tok.cpu(), logp_all.gather(1, tok[:, None]).squeeze(1).cpu()
+        newly = (~done) & (tok == eos_id)
+        lengths[newly.cpu()] = t + 1
+        done |= tok == eos_id
+        if bool(done.all()) or t == max_new_tokens - 1:
+            break
+        attn = torch.cat([attn, torch.ones((b, 1), dtype=attn.dtype, device=device)], 1)
+        last = last + 1
+        out = model(input_ids=tok[:, None], attention_mask=attn, position_ids=last[:, None], use_cache=True,
+                    **{cache_kw: past})
+        past, logits = getattr(out, cache_kw), out.logits[:, -1].float()
+    seqs = [tokens[i, : lengths[i]].tolist() for i in range(b)]
+    lps = [logps[i, : lengths[i]].tolist() for i in range(b)]
+    return seqs, lps, [bool(d) for d in done.cpu()]
+
+
+# ============================================================ spans -> tokens
+def token_offsets(tokenizer: Any, ids: Sequence[int], text: str) -> list[tuple[int, int]]:
+    """Character span of each token of ``ids`` inside ``text`` (the decoded ``ids``).
+
+    Uses the tokenizer's offset mapping when re-encoding ``text`` gives back ``ids`` (the
+    usual case); otherwise (the sampler chose a non-canonical split) the offsets come from
+    decoding growing prefixes, which is exact for byte-level tokenizers up to partial
+    UTF-8 characters (those attach to the token that completes them).
+    """
+    if ids:
+        enc = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        if list(enc["input_ids"]) == list(ids):
+            return [tuple(o) for o in enc["offset_mapping"]]
+    offsets, prev = [], 0
+    for i in range(len(ids)):
+        n = len(tokenizer.decode(ids[: i + 1], skip_special_tokens=True).rstrip("\ufffd"))
+        n = min(n, len(text))
+        offsets.append((prev, max(n, prev)))
+        prev = max(n, prev)
+    return offsets
+
+
+def spans_to_token_rewards(offsets: Sequence[tuple[int, int]], spans: Sequence[Sequence[float]]) -> tuple[list[float], list[int]]:
+    """Map ``[start, end, value]`` character spans onto tokens.
+
+    A token gets the value of every span it overlaps (overlapping spans add, as DESIGN.md
+    says for characters); tokens outside every span get 0. Returns the per-token rewards and
+    a 0/1 list of tokens some span touched.
+    """
+    rewards, touched = [0.0] * len(offsets), [0] * len(offsets)
+    for start, end, value in spans:
+        for k, (a, b) in enumerate(offsets):
+            if a < end and b > start:
+                rewards[k] += float(value)
+                touched[k] = 1
+    return rewards, touched
+
+
+# ============================================================ episodes
+def task_refs(env: gym.Env, split: str | None) -> list[str]:
+    """Ids of the env's tasks in ``split`` (None: all); needs ``env.unwrapped.tasks``.
+
+    An env without a task list is driven by seeds instead: ids ``"seed:N"``.
+    """
+    tasks = getattr(env.unwrapped, "tasks", None)
+    if tasks is None:
+        return [f"seed:{i}" for i in range(1000)]
+    return [t.id for t in tasks if split is None or getattr(t, "split", None) == split]
+
+
+def reset_to(env: gym.Env, task_id: str) -> Any:
+    """Reset ``env`` onto ``task_id`` (``seed:N`` ids reset with that seed)."""
+    if task_id.startswith("seed:"):
+        return env.reset(seed=int(task_id[5:]))[0]
+    return env.reset(options={"task_id": task_id})[0]
+
+
+def obs_text(obs: Any) -> str:
+    """The text part of an observation (``Dict`` observations carry it under ``text``)."""
+    if isinstance(obs, dict):
+        return str(obs.get("text", ""))
+    return str(obs)
+
+
+@dataclass
+class RolloutSettings:
+    """What :func:`rollout` needs from the config."""
+
+    max_new_tokens: int = 64
+    max_prompt_tokens: int = 256
+    max_turns: int = 1
+    temperature: float = 1.0
+    top_k: int = 0
+    greedy: bool = False
+    prompt_template: str = "{observation}\n"
+
+
+def rollout(model: torch.nn.Module, tokenizer: Any, envs: Sequence[gym.Env], jobs: Sequence[tuple[str, int]],
+            settings: RolloutSettings, generator: torch.Generator | None = None) -> list[Sample]:
+    """Run one episode per ``(task_id, group)`` job and return the samples.
+
+    Generation is batched over all active episodes of a turn. Single-turn episodes are graded
+    one after another on ``envs[0]``; multi-turn episodes need their env to persist between
+    turns, so they run in chunks of ``len(envs)`` concurrent episodes.
+    """
+    if settings.max_turns == 1:
+        return _run_chunk(model, tokenizer, [envs[0]] * len(jobs), jobs, settings, generator, single=True)
+    samples: list[Sample] = []
+    for k in range(0, len(jobs), len(envs)):
+        chunk = jobs[k: k + len(envs)]
+        samples += _run_chunk(model, tokenizer, list(envs[: len(chunk)]), chunk, settings, generator, single=False)
+    return samples
+
+
+def _encode(tokenizer: Any, text: str) -> list[int]:
+    return list(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+def _run_chunk(model: torch.nn.Module, tokenizer: Any, envs: list[gym.Env], jobs: Sequence[tuple[str, int]],
+               s: RolloutSettings, generator: torch.Generator | None, single: bool) -> list[Sample]:
+    eos, pad = tokenizer.eos_token_id, tokenizer.pad_token_id
+    samples, prompts_text = [], {}
+    for env, (task_id, group) in zip(envs, jobs):
+        if task_id not in prompts_text or not single:
+            prompts_text[task_id] = s.prompt_template.format(observation=obs_text(reset_to(env, task_id)))
+        ids = _encode(tokenizer, prompts_text[task_id])[-s.max_prompt_tokens:]
+        samples.append(Sample(task_id=task_id, group=group, prompt_ids=ids))
+    active = list(range(len(samples)))
+    for _turn in range(s.max_turns):
+        contexts = [samples[i].prompt_ids + samples[i].token_ids for i in active]
+        seqs, lps, stopped = generate(model, contexts, s.max_new_tokens, eos, pad, s.temperature, s.top_k, s.greedy,
+                                      generator)
+        still = []
+        for i, ids, lp, stop in zip(active, seqs, lps, stopped):
+            sample, env = samples[i], envs[i]
+            action_ids = ids[:-1] if stop else ids
+            action = tokenizer.decode(action_ids, skip_special_tokens=True)
+            if single:
+                reset_to(env, sample.task_id)
+            _obs, reward, terminated, truncated, info = env.step(action)
+            offsets = token_offsets(tokenizer, action_ids, action)
+            tr, touched = spans_to_token_rewards(offsets, info.get("token_rewards", []))
+            sample.token_ids += ids
+            sample.sampler_logp += lp
+            sample.loss_mask += [1] * len(ids)
+            sample.token_rewards += tr + [0.0] * (len(ids) - len(action_ids))
+            sample.reward_positions += touched + [0] * (len(ids) - len(action_ids))
+            sample.reward += float(reward)
+            sample.text.append(action)
+            sample.truncated |= not stop
+            sample.components = dict(info.get("reward_components", {}))
+            if info.get("infra_error"):
+                sample.infra_error = str(info["infra_error"])
+                continue
+            if not (terminated or truncated):
+                # The env's words enter the context but never the loss.
+                obs_ids = _encode(tokenizer, s.prompt_template.format(observation=obs_text(_obs)))
+                sample.token_ids += obs_ids
+                sample.sampler_logp += [0.0] * len(obs_ids)
+                sample.loss_mask += [0] * len(obs_ids)
+                sample.token_rewards += [0.0] * len(obs_ids)
+                sample.reward_positions += [0] * len(obs_ids)
+                still.append(i)
+        active = still
+        if not active:
+            break
+    return samples

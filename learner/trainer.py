@@ -1,0 +1,278 @@
+"""The training loop: warm start, rollouts, GRPO-family updates, evaluation, checkpoints.
+
+Plumbing only; the math lives in :mod:`codegym.learner.algorithms` and
+:mod:`codegym.learner.loss`. The env is any Gymnasium env with text actions whose ``info``
+follows DESIGN.md; the learner never imports a codegym family.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import random
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+
+from codegym.learner import algorithms as alg
+from codegym.learner.config import LearnerConfig
+from codegym.learner.loss import advantages, make_batch, policy_loss, token_logprobs
+from codegym.learner.models import add_lora, build_tiny_model, build_tokenizer, count_parameters, load_model
+from codegym.learner.offline import load_offline
+from codegym.learner.plots import plot_run
+from codegym.learner.rollout import RolloutSettings, Sample, rollout, task_refs
+from codegym.learner.sft import sft_examples, sft_train
+
+
+def seed_everything(seed: int) -> torch.Generator:
+    """Seed Python, NumPy and torch; return the generator used for sampling."""
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    return torch.Generator().manual_seed(seed)
+
+
+class Trainer:
+    """Trains a causal LM on a Gymnasium text env with the configured GRPO-family algorithm.
+
+    Args:
+        cfg: the run's configuration.
+        env: the env to train on; None makes ``gym.make(cfg.env_id, **cfg.env_kwargs)``
+            (not needed in offline mode).
+        model: a causal LM; None builds the tiny model or loads ``cfg.model``.
+        tokenizer: its tokenizer (required with ``model``).
+    """
+
+    def __init__(self, cfg: LearnerConfig, env: gym.Env | None = None, model: torch.nn.Module | None = None,
+                 tokenizer: Any = None) -> None:
+        self.cfg = cfg
+        self.generator = seed_everything(cfg.seed)
+        self.rng = random.Random(cfg.seed)
+        self.out = Path(cfg.out_dir)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.env = env
+        if env is None and cfg.offline_data is None:
+            self.env = gym.make(cfg.env_id, **cfg.env_kwargs)
+        self.train_ids = task_refs(self.env, cfg.train_split) if self.env is not None else []
+        self.eval_ids = task_refs(self.env, cfg.eval_split) if self.env is not None else []
+        if self.env is not None and not self.train_ids:
+            raise ValueError(f"the env has no tasks in train_split={cfg.train_split!r}; set train_split to one of its splits")
+        self.envs = [self.env] if self.env is not None else []
+        if cfg.max_turns > 1 and self.env is not None and hasattr(self.env.unwrapped, "fork"):
+            # Multi-turn episodes keep their env between turns: one fork per concurrent episode.
+            self.envs += [self.env.unwrapped.fork() for _ in range(min(7, cfg.num_generations * cfg.tasks_per_step - 1))]
+        self.checkpoint_dir = self.out / "checkpoint"
+        self.step, self.sft_done = 0, False
+        resuming = cfg.resume and (self.checkpoint_dir / "state.pt").exists()
+        if resuming:
+            model, tokenizer = load_model(self.checkpoint_dir)
+        elif model is None:
+            model, tokenizer = self._build_model()
+        self.model, self.tokenizer = model, tokenizer
+        if cfg.lora_rank and not hasattr(model, "peft_config"):
+            self.model = add_lora(model, cfg.lora_rank)
+        self.ref: torch.nn.Module | None = None
+        self.opt = torch.optim.AdamW([p for p in self.model.parameters() if p.requires_grad], lr=cfg.learning_rate,
+                                     weight_decay=0.0)
+        self.metrics_path = self.out / "metrics.jsonl"
+        if resuming:
+            self._load_state()
+        elif self.metrics_path.exists():
+            self.metrics_path.unlink()
+        self.settings = RolloutSettings(cfg.max_new_tokens, cfg.max_prompt_tokens, cfg.max_turns, cfg.temperature,
+                                        cfg.top_k, False, cfg.prompt_template)
+
+    # ------------------------------------------------------------------ setup
+    def _build_model(self) -> tuple[torch.nn.Module, Any]:
+        cfg = self.cfg
+        if cfg.model != "tiny":
+            return load_model(cfg.model)
+        texts = [p + g for p, g in sft_examples(self.env, self.train_ids, cfg.prompt_template)] if self.env else []
+        if not texts and cfg.offline_data:
+            texts = [r["prompt"] + r["completion"] for r in load_offline(cfg.offline_data)]
+        if not texts:
+            raise ValueError("the tiny tokenizer needs text: give an env with gold_action() or offline_data")
+        tokenizer = build_tokenizer(texts, cfg.vocab_size)
+        return build_tiny_model(tokenizer, cfg.tiny_layers, cfg.tiny_hidden, cfg.tiny_heads, seed=cfg.seed), tokenizer
+
+    def log(self, record: dict[str, Any]) -> None:
+        """Append one record to ``metrics.jsonl``."""
+        with self.metrics_path.open("a") as f:
+            f.write(json.dumps(record) + "\n")
+
+    # ------------------------------------------------------------------ phases
+    def warm_start(self) -> list[float]:
+        """Supervised steps on the gold actions of the train split (``cfg.sft_steps``)."""
+        if self.sft_done or not self.cfg.sft_steps or self.env is None:
+            return []
+        pairs = sft_examples(self.env, self.train_ids, self.cfg.prompt_template)
+        losses = sft_train(self.model, self.tokenizer, pairs, self.cfg.sft_steps, self.cfg.sft_learning_rate,
+                           self.cfg.sft_batch_size, self.cfg.seed) if pairs else []
+        self.sft_done = True
+        if losses:
+            self.log({"kind": "sft", "step": 0, "sft_loss_first": losses[0], "sft_loss_last": losses[-1]})
+        return losses
+
+    def evaluate(self, n: int | None = None) -> dict[str, float]:
+        """Greedy attempt on up to ``n`` held-out tasks: mean reward and pass rate."""
+        ids = self.eval_ids[: n or self.cfg.eval_tasks]
+        if not ids:
+            return {}
+        self.model.eval()
+        settings = dataclasses.replace(self.settings, greedy=True)
+        samples = rollout(self.model, self.tokenizer, self.envs, [(t, k) for k, t in enumerate(ids)], settings)
+        ok = [s for s in samples if not s.infra_error]
+        result = {
+            "reward": float(np.mean([s.reward for s in ok])) if ok else 0.0,
+            "pass_rate": float(np.mean([s.reward >= self.cfg.pass_threshold for s in ok])) if ok else 0.0,
+            "n": len(ok),
+        }
+        self.log({"kind": "eval", "step": self.step, **result})
+        return result
+
+    def collect(self) -> list[Sample]:
+        """Sample this step's groups (uniform: G each; VIGOR: a first round, then by variance)."""
+        cfg = self.cfg
+        tasks = [self.rng.choice(self.train_ids) for _ in range(cfg.tasks_per_step)]
+        self.model.eval()
+        if cfg.allocation == "uniform":
+            jobs = [(t, g) for g, t in enumerate(tasks) for _ in range(cfg.num_generations)]
+            return rollout(self.model, self.tokenizer, self.envs, jobs, self.settings, self.generator)
+        first = rollout(self.model, self.tokenizer, self.envs,
+                        [(t, g) for g, t in enumerate(tasks) for _ in range(cfg.vigor_initial)], self.settings,
+                        self.generator)
+        by_group: dict[int, list[float]] = defaultdict(list)
+        for s in first:
+            by_group[s.group].append(s.reward)
+        extra = alg.vigor_allocation([by_group[g] for g in range(len(tasks))], cfg.num_generations)
+        jobs = [(tasks[g], g) for g, k in enumerate(extra) for _ in range(k)]
+        return first + (rollout(self.model, self.tokenizer, self.envs, jobs, self.settings, self.generator) if jobs else [])
+
+    def update(self, samples: list[Sample]) -> dict[str, float]:
+        """One GRPO-family update on ``samples``; infra-error samples are dropped, not zeroed."""
+        cfg = self.cfg
+        stats: dict[str, float] = {"infra_dropped": sum(1 for s in samples if s.infra_error)}
+        samples = [s for s in samples if not s.infra_error]
+        if samples and cfg.dynamic_sampling:
+            keep = alg.dynamic_sampling_keep(torch.tensor([s.reward for s in samples]), torch.tensor([s.group for s in samples]))
+            samples = [s for s, k in zip(samples, keep.tolist()) if k]
+        stats["samples_used"] = len(samples)
+        if not samples:
+            return stats
+        batch = make_batch(samples, self.tokenizer.pad_token_id)
+        adv = advantages(batch, cfg)  # (B, T)
+        rank_keep = alg.erpo_rank_keep(batch.rewards, batch.group, cfg.erpo_keep).float()  # (B,)
+        ref_logp = old_logp = None
+        self.model.train()
+        if cfg.beta:
+            with torch.no_grad():
+                ref_logp, _ = token_logprobs(self.ref, batch, cfg.temperature)
+        if cfg.num_iterations > 1 or cfg.tis_cap:
+            with torch.no_grad():
+                old_logp, _ = token_logprobs(self.model, batch, cfg.temperature)
+        for it in range(cfg.num_iterations):
+            logp, ent = token_logprobs(self.model, batch, cfg.temperature, with_entropy=it == 0)
+            if old_logp is None:
+                old_logp = logp.detach()  # on-policy: ratio 1, gradient of the plain policy gradient
+            if ent is not None:
+                entropy_keep = alg.entropy_ceiling_mask(ent, cfg.entropy_ceiling)
+                stats["entropy"] = float((ent * batch.mask).sum() / batch.mask.sum().clamp(min=1))
+            loss, s = policy_loss(logp, old_logp, adv, batch, cfg, ref_logp, entropy_keep * rank_keep[:, None])
+            self.opt.zero_grad()
+            loss.backward()
+            grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
+            self.opt.step()
+        stats.update(s, loss=float(loss.detach()), grad_norm=float(grad_norm), trained_tokens=float(batch.mask.sum()))
+        return stats
+
+    def train_step(self) -> dict[str, float]:
+        """Collect, update, log one step; returns its metrics."""
+        t0 = time.perf_counter()
+        samples = self.collect()
+        t1 = time.perf_counter()
+        stats = self.update(samples)
+        ok = [s for s in samples if not s.infra_error]
+        self.step += 1
+        record = {
+            "kind": "train", "step": self.step,
+            "reward": float(np.mean([s.reward for s in ok])) if ok else 0.0,
+            "pass_rate": float(np.mean([s.reward >= self.cfg.pass_threshold for s in ok])) if ok else 0.0,
+            "length": float(np.mean([sum(s.loss_mask) for s in ok])) if ok else 0.0,
+            "generated_tokens": sum(sum(s.loss_mask) for s in samples),
+            "rollout_s": t1 - t0, "update_s": time.perf_counter() - t1, **stats,
+        }
+        record["tokens_per_s"] = record["generated_tokens"] / max(time.perf_counter() - t0, 1e-9)
+        self.log(record)
+        return record
+
+    def train(self) -> dict[str, Any]:
+        """Warm start, evaluate, run ``cfg.steps`` RL steps, evaluate, plot, checkpoint."""
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        cfg = self.cfg
+        if cfg.offline_data:
+            return self.train_offline()
+        self.warm_start()
+        if self.ref is None and cfg.beta:
+            self.ref = copy.deepcopy(self.model).eval()
+        before = self.evaluate() if self.step == 0 else {}
+        history = []
+        with Progress(TextColumn("[bold]train"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                      TextColumn("{task.fields[info]}"), TimeElapsedColumn(), disable=not cfg.progress) as bar:
+            job = bar.add_task("rl", total=cfg.steps, completed=self.step, info="")
+            while self.step < cfg.steps:
+                rec = self.train_step()
+                history.append(rec)
+                bar.update(job, advance=1, info=f"reward {rec['reward']:.3f} pass {rec['pass_rate']:.2f}")
+                if cfg.eval_every and self.step % cfg.eval_every == 0 and self.step < cfg.steps:
+                    self.evaluate()
+                if cfg.save_every and self.step % cfg.save_every == 0:
+                    self.save()
+        after = self.evaluate()
+        self.save()
+        plot = plot_run(self.metrics_path, self.out / "metrics.png")
+        return {"before": before, "after": after, "steps": self.step, "history": history, "plot": str(plot),
+                "parameters": count_parameters(self.model), "out_dir": str(self.out)}
+
+    def train_offline(self) -> dict[str, Any]:
+        """Train on logged rollouts (``cfg.offline_data``) with no sampling."""
+        samples = load_offline(self.cfg.offline_data, self.tokenizer, self.cfg.prompt_template)
+        history = []
+        while self.step < self.cfg.steps:
+            groups = sorted({s.group for s in samples})
+            chosen = set(self.rng.sample(groups, min(self.cfg.tasks_per_step, len(groups))))
+            stats = self.update([s for s in samples if s.group in chosen])
+            self.step += 1
+            rec = {"kind": "train", "step": self.step, **stats}
+            self.log(rec)
+            history.append(rec)
+        self.save()
+        return {"steps": self.step, "history": history, "out_dir": str(self.out),
+                "plot": str(plot_run(self.metrics_path, self.out / "metrics.png"))}
+
+    # ------------------------------------------------------------------ checkpoints
+    def save(self) -> Path:
+        """Write model, tokenizer, optimizer and RNG state to ``out_dir/checkpoint``."""
+        d = self.checkpoint_dir
+        d.mkdir(parents=True, exist_ok=True)
+        self.model.save_pretrained(d)
+        self.tokenizer.save_pretrained(d)
+        torch.save({"step": self.step, "sft_done": self.sft_done, "opt": self.opt.state_dict(),
+                    "rng": self.rng.getstate(), "gen": self.generator.get_state(), "torch": torch.get_rng_state()},
+                   d / "state.pt")
+        (d / "config.json.learner").write_text(self.cfg.to_json())
+        return d
+
+    def _load_state(self) -> None:
+        state = torch.load(self.checkpoint_dir / "state.pt", weights_only=False)
+        self.step, self.sft_done = state["step"], state["sft_done"]
+        self.opt.load_state_dict(state["opt"])
+        self.rng.setstate(state["rng"])
+        self.generator.set_state(state["gen"])
+        torch.set_rng_state(state["torch"])
