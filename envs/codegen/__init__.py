@@ -1,0 +1,9 @@
+"""CodeGen-v0 and CodeOptimization-v0: execution-verified code generation (issue 3).
+
+This package only re-exports; registration lives in ``codegym.registration``.
+"""
+
+from .env import CodeGenEnv
+from .generate import generate_tasks
+
+__all__ = ["CodeGenEnv", "generate_tasks"]
