@@ -40,16 +40,18 @@ def work_dirs() -> set[str]:
 
 
 def containers() -> set[str]:
-    """Live codegym containers on the Docker engine (empty when no engine)."""
+    """Live containers this process started (empty when no engine)."""
     try:
         import docker
 
         client = docker.from_env(timeout=5)
-        return {c.id for c in client.containers.list(all=True, filters={"label": "codegym.owner"})}
+        owned = {"label": f"codegym.owner={os.getpid()}"}
+        return {c.id for c in client.containers.list(all=True, filters=owned)}
     except Exception:  # noqa: BLE001
         return set()
 
 
 def mounts() -> int:
-    """Mounts under codegym's work root."""
-    return sum(1 for line in Path("/proc/self/mounts").read_text().splitlines() if str(ROOT) in line)
+    """Mounts under this process's part of codegym's work root."""
+    mine = f"{ROOT}/{os.getpid()}/"
+    return sum(1 for line in Path("/proc/self/mounts").read_text().splitlines() if mine in line)

@@ -53,8 +53,17 @@ class RunCgroup:
 
     @property
     def procs_files(self) -> list[str]:
-        """Files a child writes its pid to, before exec, to join the group."""
+        """Files a pid is written to, to join the group."""
         return [str(d / "cgroup.procs") for d in self.dirs]
+
+    def add(self, pid: int) -> None:
+        """Move a process into the group (its later children follow it)."""
+        for name in self.procs_files:
+            try:
+                with open(name, "w") as f:
+                    f.write(str(pid))
+            except ProcessLookupError:
+                pass
 
     def pids(self) -> list[int]:
         """Processes in the group now."""
@@ -79,7 +88,7 @@ class RunCgroup:
                     os.kill(pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-            time.sleep(0.005)
+            time.sleep(0.0005)
 
     def oom_kills(self) -> int:
         """How many processes the kernel killed for memory in this group."""
@@ -103,8 +112,9 @@ class RunCgroup:
                     break
                 except FileNotFoundError:
                     break
-                except OSError:
-                    time.sleep(0.01)
+                except OSError:  # busy: its last processes are still exiting
+                    self.kill_all()
+                    time.sleep(0.001)
 
 
 def _v2_ready() -> bool:

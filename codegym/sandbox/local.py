@@ -14,8 +14,9 @@ killed whole. So nothing a command starts outlives ``run``.
 
 from __future__ import annotations
 
+import json
 import os
-import resource
+import select
 import selectors
 import shutil
 import signal
@@ -124,8 +125,11 @@ class LocalSandbox(Sandbox):
         cgroup = RunCgroup.create(self.limits.memory_mb * 2**20, self.limits.max_processes) if setup["as_root"] else None
         fds = [os.open(p, os.O_PATH) for p in setup["ro_paths"]]
         work_fd = os.open(self._fs.path, os.O_PATH)
+        info_r, info_w = os.pipe()
+        block_r, block_w = os.pipe()
         try:
-            args = [setup["bwrap"], "--unshare-all", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
+            args = [*self._prlimit(cgroup is None), setup["bwrap"], "--info-fd", str(info_w), "--block-fd", str(block_r)]
+            args += ["--unshare-all", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
             args += ["--uid", str(_INNER_UID), "--gid", str(_INNER_UID)]
             for path, fd in zip(setup["ro_paths"], fds, strict=True):
                 args += ["--ro-bind-fd", str(fd), path]
@@ -138,6 +142,10 @@ class LocalSandbox(Sandbox):
             path = f"{sys.prefix}/bin:/usr/local/bin:/usr/bin:/bin"
             oom_before = cgroup.oom_kills() if cgroup else 0
             started = time.monotonic()
+            # No preexec_fn: it would make Python fork() a possibly huge process (a learner
+            # with a model loaded) instead of vfork(). The uid drop is done by subprocess,
+            # the rlimits by prlimit, and the cgroup is joined while bwrap waits on --block-fd.
+            drop = {"user": self._uid, "group": self._uid, "extra_groups": []} if self._uid is not None else {}
             try:
                 proc = subprocess.Popen(
                     args,
@@ -145,18 +153,25 @@ class LocalSandbox(Sandbox):
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
                     env=sandbox_env(env, path),
-                    pass_fds=[*fds, work_fd],
-                    preexec_fn=_child_setup(self.limits, cgroup, self._uid),
+                    pass_fds=[*fds, work_fd, info_w, block_r],
                     start_new_session=True,
+                    **drop,
                 )
             except OSError as exc:
                 raise InfraError(f"could not start bubblewrap: {exc}") from exc
+            os.close(info_w)
+            os.close(block_r)
+            info_w = block_r = -1
+            if cgroup:
+                _join_cgroup(cgroup, proc.pid, info_r)
+            os.write(block_w, b"go")
             out, err, truncated, timed_out = _communicate(proc, stdin, timeout, self.limits.max_output_bytes, cgroup)
             duration = time.monotonic() - started
             oom = bool(cgroup and cgroup.oom_kills() > oom_before)
         finally:
-            for fd in (*fds, work_fd):
-                os.close(fd)
+            for fd in (*fds, work_fd, info_r, info_w, block_r, block_w):
+                if fd >= 0:
+                    os.close(fd)
             if cgroup:
                 cgroup.remove()
         code = proc.returncode
@@ -207,6 +222,14 @@ class LocalSandbox(Sandbox):
     def host_path(self) -> Path:
         """The host folder commands see as the work dir (for graders that read it)."""
         return self._fs.path
+
+    def _prlimit(self, no_cgroup: bool) -> list[str]:
+        """Per-process caps, set by prlimit(1) just before it execs bwrap."""
+        lim = self.limits
+        args = ["prlimit", f"--cpu={lim.cpu_s}:{lim.cpu_s + 1}", f"--fsize={lim.max_file_mb * 2**20}", "--core=0"]
+        if no_cgroup:  # no cgroup: memory and processes fall back to per-process caps
+            args += [f"--as={lim.memory_mb * 2**20}", f"--nproc={lim.max_processes}"]
+        return [*args, "--"]
 
     def _make_parents(self, target: Path) -> None:
         root = self._fs.path
@@ -270,30 +293,30 @@ def _tree_signature(root: Path) -> int:
     return hash(tuple(sorted(entries)))
 
 
-def _child_setup(limits: Limits, cgroup: RunCgroup | None, uid: int | None) -> Any:
-    """The code the child runs between fork and exec: join the cgroup, cap, drop root."""
-    procs_files = cgroup.procs_files if cgroup else []
-    cpu, fsize = limits.cpu_s, limits.max_file_mb * 2**20
-    memory, nproc = limits.memory_mb * 2**20, limits.max_processes
+def _join_cgroup(cgroup: RunCgroup, bwrap_pid: int, info_fd: int) -> None:
+    """Put bwrap and the sandbox's first processes in the cgroup before the command starts.
 
-    def setup() -> None:
-        pid = str(os.getpid()).encode()
-        for name in procs_files:
-            fd = os.open(name, os.O_WRONLY)
-            os.write(fd, pid)
-            os.close(fd)
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if cgroup is None:  # no cgroup: fall back to per-process caps
-            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-        if uid is not None:
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
+    bwrap reports its child's pid on --info-fd and then waits on --block-fd before exec'ing
+    the command; processes forked after this inherit the cgroup.
+    """
+    ready, _, _ = select.select([info_fd], [], [], 10)
+    data = os.read(info_fd, 4096) if ready else b""
+    cgroup.add(bwrap_pid)
+    try:
+        child = int(json.loads(data or b"{}").get("child-pid", 0))
+    except ValueError:
+        child = 0
+    if child:
+        cgroup.add(child)
+        for grandchild in _children(child):
+            cgroup.add(grandchild)
 
-    return setup
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
 
 
 def _communicate(
