@@ -1,0 +1,2 @@
+"""Form-shaped apps."""
+FAMILIES: list = []

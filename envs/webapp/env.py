@@ -1,0 +1,329 @@
+"""WebApp-v0: build a web app from a request; graded by executable flows in headless Chromium."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar
+
+from codegym.core import CodeEnv, Outcome, Task, extract_code
+from codegym.errors import InfraError, TaskFormatError
+
+from . import credit as cr
+from .flows import validate_flow
+from .grader import BLANK_PAGE, BLANK_PATH, LIMITS, grade_in_browser
+from .pool import BrowserPool
+from .react import compile_jsx, react_files
+from .server import StaticServer
+
+WEIGHTS = {"format": 0.1, "source": 0.1, "runtime": 0.1, "functional": 0.7}
+SECURITY_FLAGS = ("blocked_request", "websocket", "popup", "navigation_away")
+_HTML_TAG = re.compile(r"<(?:!doctype|html|head|body|script|div|main|section|form|button|input|ul|table|canvas|h[1-6]|p)\b", re.I)
+
+
+class WebAppEnv(CodeEnv):
+    """Write a web app that a scripted user can operate in a real browser.
+
+    ## Description
+
+    Each task is an app request (to-do list with persistence, calculator, form validation,
+    tabs, modal, sortable/filterable table, countdown timer, drag to reorder, canvas drawing,
+    quiz, unit converter, ...) with a rubric: user-visible requirements, each checked by an
+    executable flow (Playwright steps such as click/fill/press/drag/draw/reload/advance-clock,
+    then the transition that must be observed: visible text, DOM count, value, attribute,
+    class, storage that survives a reload, pixels of a region that change). The app runs in
+    headless Chromium (Debian's, driven by Playwright; never downloaded), served from a local
+    static server on ``127.0.0.1`` at an ephemeral port, one server per grading.
+
+    Sandbox: the app's JavaScript is untrusted. It is contained by Chromium's own isolation
+    (renderer processes, one fresh browser context per rubric item: no shared cookies,
+    storage, cache or service workers) plus request blocking: every request to any address
+    but the app's own origin, including other localhost ports, is aborted and flagged;
+    WebSockets are mocked and flagged; WebRTC is limited to proxied UDP and a dead proxy sits
+    behind the blocking as a second wall. Dialogs are dismissed, popups closed, navigation
+    away recorded, every step and item runs under a timeout (an endless loop is abandoned and
+    its context closed; a browser that hangs or crashes is restarted by the pool). Chromium
+    runs with ``--no-sandbox`` because graders run as root here, so the OS-level renderer
+    sandbox is NOT part of the containment: run graders in a container or VM when the apps
+    may carry browser exploits rather than ordinary bad JavaScript.
+
+    ## Action
+
+    The model's text. The app is taken from its last ```html block (HTML tasks: one
+    self-contained HTML file) or ```jsx block (React tasks: a component, ``export default
+    function App``, compiled with esbuild and mounted into a fixed page with React 18 served
+    locally), else the raw text.
+
+    ## Observation
+
+    Text: the request, the numbered rubric, and the answer format.
+
+    ## Reward
+
+    Hierarchical (RCCA), each level gated by the ones below it, all in [0, 1]:
+
+    ``reward = 0.1*F + 0.1*F*S + 0.1*F*S*R + 0.7*F*S*P``
+
+    * F ``format``: an app could be extracted (HTML with markup / JSX code);
+    * S ``source``: it parses / compiles (React: esbuild succeeded, the compile rate; HTML: no
+      ``SyntaxError`` while the page loads);
+    * R ``runtime``: the page loaded without uncaught errors, without hanging, and within the
+      limits (DOM nodes, storage bytes, dialogs);
+    * P ``functional``: share of rubric items whose flow passed (transition observed).
+
+    ``token_rewards``: each item's code spans (touched elements, their bound handlers, lines
+    in the stacks of errors it hit) get +1/n if it passed, -1/n if it failed; compile errors'
+    lines get -0.1. ``audit.flags`` lists containment events (``blocked_request``,
+    ``websocket``, ``popup``, ``navigation_away``, ``hung_page``, ``dialog_storm``,
+    ``huge_dom``, ``storage_bomb``, ``renderer_crash``); the first four set
+    ``audit_reward`` to 0.
+
+    ## Starting state
+
+    A task drawn with the seed (or ``options["task_id"]``); nothing runs before ``step``.
+
+    ## Episode end
+
+    Termination after the one graded step (single turn); with ``max_turns > 1`` the episode
+    goes on with the feedback until all items pass (termination) or the turn limit
+    (truncation).
+
+    ## Arguments
+
+    * ``tasks``: folder / JSON(L) / list of task dicts replacing the 66 bundled tasks.
+    * ``pool``: a :class:`BrowserPool` (default: the process-wide shared pool).
+    * ``screenshots``: ``"failed"`` (default), ``"all"`` or ``"none"``: which items carry a
+      base64 PNG thumbnail in the verdict.
+    * ``credit``: trace handlers through DevTools for ``token_rewards`` (default True).
+    * and CodeEnv's ``max_turns``, ``record_timing``, ``split``, ``difficulty``.
+
+    ## Version history
+
+    * v0: first version.
+    """
+
+    bundled_tasks: ClassVar[str] = "webapp"
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
+
+    def __init__(self, *, pool: BrowserPool | None = None, screenshots: str = "failed", credit: bool = True,
+                 **kwargs: Any) -> None:
+        if screenshots not in ("failed", "all", "none"):
+            raise ValueError(f"screenshots must be 'failed', 'all' or 'none', got {screenshots!r}")
+        kwargs.pop("sandbox", None)  # the browser is this family's sandbox (see docstring)
+        super().__init__(**kwargs)
+        self._pool = pool
+        self.screenshots, self.credit = screenshots, credit
+
+    # ------------------------------------------------------------------ tasks
+    def parse_task(self, task: Task) -> Task:
+        """Check a task's request, rubric (with flows), gold app and broken apps."""
+        task.require("request", str)
+        task.require("gold", str)
+        kind = task.get("kind", "html")
+        if kind not in ("html", "react"):
+            raise TaskFormatError(task.source, "kind", f"expected 'html' or 'react', got {kind!r}")
+        rubric = task.require("rubric", list)
+        if not rubric:
+            raise TaskFormatError(task.source, "rubric", "needs at least one item")
+        ids = set()
+        for i, item in enumerate(rubric):
+            if not isinstance(item, dict) or not isinstance(item.get("id"), str) or not isinstance(item.get("text"), str):
+                raise TaskFormatError(task.source, f"rubric[{i}]", "each item needs string 'id' and 'text' and a 'flow'")
+            if item["id"] in ids:
+                raise TaskFormatError(task.source, f"rubric[{i}].id", f"duplicate item id {item['id']!r}")
+            ids.add(item["id"])
+            problems = validate_flow(item.get("flow"))
+            if problems:
+                raise TaskFormatError(task.source, f"rubric[{i}].flow", "; ".join(problems))
+        for j, bad in enumerate(task.get("broken", [])):
+            if not isinstance(bad, dict) or not isinstance(bad.get("code"), str) or not set(bad.get("breaks", [])) <= ids:
+                raise TaskFormatError(task.source, f"broken[{j}]", "needs 'code' and 'breaks' naming rubric item ids")
+        return task
+
+    def _start(self, task: Task) -> str:
+        rubric = "\n".join(f"{i}. {item['text']}" for i, item in enumerate(task["rubric"], 1))
+        if task.get("kind", "html") == "react":
+            fmt = ("Answer with one React function component in a ```jsx block (`export default function "
+                   "App() {...}`). React 18 is available (`import React, { useState } from 'react'` or the "
+                   "global `React`); no other imports, no network.")
+        else:
+            fmt = ("Answer with one self-contained HTML file (HTML, CSS and JavaScript inline) in a ```html "
+                   "block. The page cannot reach the network: no CDNs, no external files.")
+        return (f"Build this web app.\n\n{task['request']}\n\nRequirements (a scripted user checks each one in "
+                f"a real browser):\n{rubric}\n\n{fmt}")
+
+    def gold_action(self) -> str:
+        """The gold app in the fence its task asks for."""
+        task = self.episode.task
+        return fence(task["gold"], task.get("kind", "html"))
+
+    def broken_actions(self) -> list[dict[str, Any]]:
+        """The task's known-broken apps as actions: ``{"name", "action", "breaks"}``."""
+        task = self.episode.task
+        return [{"name": b.get("name", f"broken{j}"), "action": fence(b["code"], task.get("kind", "html")),
+                 "breaks": list(b["breaks"])} for j, b in enumerate(task.get("broken", []))]
+
+    # ------------------------------------------------------------------ grading
+    @property
+    def pool(self) -> BrowserPool:
+        """The browser pool this env grades with."""
+        if self._pool is None:
+            self._pool = BrowserPool.shared()
+        return self._pool
+
+    def _live_attributes(self) -> tuple[str, ...]:
+        return ("_pool",)
+
+    def _grade(self, action: str) -> Outcome:
+        task = self.episode.task
+        kind = task.get("kind", "html")
+        rubric = task["rubric"]
+        n = len(rubric)
+        comps = {"format": 0.0, "source": 0.0, "runtime": 0.0, "functional": 0.0}
+        code = extract_code(action, "jsx" if kind == "react" else "html")
+        if code is None or not _looks_like(kind, code.code):
+            what = "a ```jsx block with a component" if kind == "react" else "a ```html block with the page"
+            return Outcome(0.0, comps, f"No app found: expected {what}.", verdict={"kind": kind, "stage": "format"})
+        comps["format"] = 1.0
+        src, off = code.code, code.start
+        spans: list[tuple[int, int, float]] = []
+        verdict: dict[str, Any] = {"kind": kind}
+        if kind == "react":
+            compiled = compile_jsx(src)
+            verdict["compile_errors"] = compiled.errors
+            if not compiled.ok:
+                msg = "; ".join(f"line {e['line']}:{e['column']}: {e['text']}" for e in compiled.errors[:3])
+                spans = [(s + off, e + off, -0.1) for s, e in cr.compile_error_spans(src, compiled.errors)]
+                verdict["stage"] = "source"
+                return Outcome(_reward(comps), comps, f"The component did not compile: {msg}",
+                               token_rewards=spans, verdict=verdict)
+            files = react_files(compiled.js)
+        else:
+            files = {"index.html": src}
+        files[BLANK_PATH] = BLANK_PAGE
+        with StaticServer(files) as server:
+            origin = server.origin
+            report = self.pool.run(
+                lambda browser: grade_in_browser(browser, origin, kind == "react", rubric, self.credit,
+                                                 self.screenshots),
+                timeout_s=60 + 15 * n)
+        if report["tally"]["close_hung"]:
+            self.pool._suspect = True  # a context that would not close: restart before next use
+        report = _normalise(report, origin)
+        load, items, tally = report["load"], report["items"], report["tally"]
+        syntax = [e for e in load["page_errors"] if e["message"].startswith("SyntaxError")]
+        flags = _flags(load, tally)
+        comps["source"] = 0.0 if syntax else 1.0
+        comps["runtime"] = float(load["loaded"] and not load["page_errors"]
+                                 and not set(flags) - set(SECURITY_FLAGS))
+        passed = {r["id"]: r["passed"] for r in items}
+        comps["functional"] = sum(passed.values()) / n if comps["source"] else 0.0
+        reward = _reward(comps)
+        for r in items:
+            value = (1.0 if r["passed"] else -1.0) / n
+            spans += [(s + off, e + off, value) for s, e in cr.item_spans(src, r, kind == "html")]
+        if syntax:
+            spans += [(s + off, e + off, -0.1) for s, e in cr.error_spans(src, syntax, kind == "html")]
+        verdict.update({
+            "stages": dict(comps),
+            "load": {k: load.get(k) for k in ("loaded", "hung", "error", "dom_nodes", "storage_bytes",
+                                                 "dialogs", "page_errors", "console_errors")},
+            "items": [_item_verdict(item, next((r for r in items if r["id"] == item["id"]), None), src)
+                      for item in rubric],
+            "containment": {k: tally[k] for k in ("blocked", "websockets", "navigated_away", "dialogs", "popups")},
+            "flags": flags,
+        })
+        feedback = _feedback(comps, load, verdict["items"], flags, syntax)
+        security = [f for f in flags if f in SECURITY_FLAGS]
+        return Outcome(reward, comps, feedback, token_rewards=spans, verdict=verdict, audit_flags=flags,
+                       audit_reward=0.0 if security else reward,
+                       terminated=self.max_turns == 1 or comps["functional"] == 1.0)
+
+    def _close_resources(self) -> None:
+        # The shared pool outlives envs (it is closed at exit); an env only drops its handle.
+        self._pool = None
+
+
+def fence(code: str, kind: str) -> str:
+    """Wrap an app in the fence a task of ``kind`` expects."""
+    return f"```{'jsx' if kind == 'react' else 'html'}\n{code.rstrip()}\n```"
+
+
+def _looks_like(kind: str, code: str) -> bool:
+    if kind == "react":
+        return "<" in code and ("function" in code or "=>" in code)
+    return bool(_HTML_TAG.search(code))
+
+
+def _reward(c: dict[str, float]) -> float:
+    f, s, r, p = c["format"], c["source"], c["runtime"], c["functional"]
+    w = WEIGHTS
+    return w["format"] * f + w["source"] * f * s + w["runtime"] * f * s * r + w["functional"] * f * s * p
+
+
+def _flags(load: dict[str, Any], tally: dict[str, Any]) -> list[str]:
+    flags = []
+    if tally["blocked"]:
+        flags.append("blocked_request")
+    if tally["websockets"]:
+        flags.append("websocket")
+    if tally["popups"] > LIMITS["popups"]:
+        flags.append("popup")
+    if tally["navigated_away"]:
+        flags.append("navigation_away")
+    if tally["hung"] or tally["close_hung"]:
+        flags.append("hung_page")
+    if tally["dialogs"] > LIMITS["dialogs"]:
+        flags.append("dialog_storm")
+    if load.get("dom_nodes", 0) > LIMITS["dom_nodes"]:
+        flags.append("huge_dom")
+    if load.get("storage_bytes", 0) > LIMITS["storage_bytes"]:
+        flags.append("storage_bomb")
+    if tally["crashed"]:
+        flags.append("renderer_crash")
+    return flags
+
+
+def _normalise(obj: Any, origin: str) -> Any:
+    """Replace the ephemeral origin by ``http://app`` so that ``info`` is deterministic."""
+    if isinstance(obj, str):
+        return obj.replace(origin, "http://app")
+    if isinstance(obj, list):
+        return [_normalise(v, origin) for v in obj]
+    if isinstance(obj, dict):
+        return {k: _normalise(v, origin) for k, v in obj.items()}
+    return obj
+
+
+def _item_verdict(item: dict[str, Any], r: dict[str, Any] | None, src: str) -> dict[str, Any]:
+    if r is None:
+        return {"id": item["id"], "text": item["text"], "passed": False,
+                "reason": "not run: the app did not load or did not parse", "evidence": {}}
+    return {
+        "id": item["id"], "text": item["text"], "passed": r["passed"], "reason": r["reason"],
+        "failed_step": r["failed_step"],
+        "code_spans": [list(s) for s in cr.item_spans(src, r, True)],
+        "evidence": {"dom": r.get("dom", ""), "page_errors": r["page_errors"],
+                     "console_errors": r["console_errors"], "screenshot_png_b64": r.get("screenshot")},
+    }
+
+
+def _feedback(comps: dict[str, float], load: dict[str, Any], items: list[dict[str, Any]], flags: list[str],
+              syntax: list[dict[str, str]]) -> str:
+    lines = []
+    if syntax:
+        lines.append("The page's script did not parse: " + syntax[0]["message"])
+    if not load["loaded"]:
+        lines.append(f"The page did not finish loading: {load.get('error', 'timeout')}")
+    for e in load["page_errors"][:3]:
+        lines.append(f"Uncaught error while loading: {e['message']}")
+    ok = sum(1 for it in items if it["passed"])
+    lines.append(f"Rubric: {ok}/{len(items)} items pass.")
+    for it in items:
+        if not it["passed"]:
+            lines.append(f"- FAILED '{it['text']}': {it['reason']}")
+            errs = it["evidence"].get("page_errors") or []
+            if errs:
+                lines.append(f"  uncaught error: {errs[0]['message']}")
+    if flags:
+        lines.append("Flagged: " + ", ".join(flags) + ".")
+    return "\n".join(lines)

@@ -1,0 +1,296 @@
+"""Flow contracts: declarative Playwright steps and the expectations a rubric item must meet.
+
+A flow is a list of steps, each a dict with one key naming what it does::
+
+    {"click": "#add"}                     {"dblclick": "#item"}
+    {"fill": "#new", "value": "Milk"}     {"type": "#new", "value": "Milk"}   # keystrokes
+    {"press": "Enter", "on": "#new"}      {"press": "Escape"}                 # page keyboard
+    {"check": "#agree"}                   {"uncheck": "#agree"}
+    {"select": "#unit", "value": "km"}    {"hover": "#tip"}
+    {"drag": "#row-1", "to": "#row-3"}    {"draw": "#pad", "points": [[.2, .2], [.8, .8]]}
+    {"reload": true}                      {"advance": 3000}    # fake clock, milliseconds
+    {"snap": "#pad", "as": "blank"}       # element screenshot kept for later comparison
+    {"expect": KIND, "sel": "...", ...}   # see below
+
+Expectations (polled until they hold or ``wait_ms`` passes, default 1500)::
+
+    text     equals | contains | matches (regex) | not_equals    visible inner text, spaces collapsed
+    texts    equals: [..]                 inner texts of every match, in document order
+    count    equals | min                 number of matches
+    value    equals | contains            form control value
+    attr     name, equals | contains | absent
+    class    has | lacks                  a class name
+    visible / hidden / checked / unchecked
+    storage  contains                     some localStorage value contains the string
+    changed / unchanged   since: SNAP     the element's pixels differ from (match) a snap
+
+Selectors are Playwright selectors (CSS, ``text=...``, ``:has-text(...)``); actions and
+expectations use the first match.
+
+A pass needs the transition observed: the flow's last expectation must NOT hold on the
+freshly loaded page (checked once, before the first action) and must hold at the end.
+Pixel expectations (changed/unchanged) compare against a snap taken inside the flow, so they
+are transitions by construction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+ACTIONS = ("click", "dblclick", "fill", "type", "press", "check", "uncheck", "select", "hover",
+           "drag", "draw", "reload", "advance", "wait", "snap")
+EXPECTS = ("text", "texts", "count", "value", "attr", "class", "visible", "hidden", "checked",
+           "unchecked", "storage", "changed", "unchanged")
+PIXEL_EXPECTS = ("changed", "unchanged")
+# Which DOM events an action can trigger: handlers of these types are credited to the item.
+EVENTS_OF = {
+    "click": ("click", "mousedown", "mouseup", "pointerdown", "pointerup", "change", "input", "submit"),
+    "dblclick": ("dblclick", "click"),
+    "fill": ("input", "change", "keyup", "keydown"),
+    "type": ("input", "change", "keyup", "keydown", "keypress"),
+    "press": ("keydown", "keyup", "keypress", "submit"),
+    "check": ("click", "change", "input"), "uncheck": ("click", "change", "input"),
+    "select": ("change", "input"), "hover": ("mouseover", "mouseenter", "pointerenter", "pointerover"),
+    "drag": ("dragstart", "dragover", "dragenter", "drop", "dragend", "mousedown", "pointerdown"),
+    "draw": ("mousedown", "mousemove", "mouseup", "pointerdown", "pointermove", "pointerup"),
+}
+ACTION_TIMEOUT_MS = 2000
+
+
+class FlowError(Exception):
+    """A step could not be carried out (missing element, bad state): the item fails."""
+
+
+def step_kind(step: dict[str, Any]) -> str:
+    """The name of what a step does (``click``, ``expect``, ...)."""
+    for key in ("expect", *ACTIONS):
+        if key in step:
+            return key
+    raise ValueError(f"step {step!r} names no action; expected one of {['expect', *ACTIONS]}")
+
+
+def validate_flow(steps: Any) -> list[str]:
+    """Problems with a flow (empty list when it is well formed)."""
+    if not isinstance(steps, list) or not steps:
+        return ["flow must be a non-empty list of steps"]
+    problems = []
+    for i, step in enumerate(steps):
+        if not isinstance(step, dict):
+            problems.append(f"step {i} is not an object")
+            continue
+        try:
+            kind = step_kind(step)
+        except ValueError as exc:
+            problems.append(str(exc))
+            continue
+        if kind == "expect" and step["expect"] not in EXPECTS:
+            problems.append(f"step {i}: unknown expectation {step['expect']!r}; expected one of {list(EXPECTS)}")
+    kinds = [step_kind(s) for s in steps if isinstance(s, dict) and _known(s)]
+    if not kinds or kinds[-1] != "expect":
+        problems.append("the last step must be an expectation (the transition to observe)")
+    if not any(k != "expect" for k in kinds):
+        problems.append("a flow needs at least one action before its final expectation")
+    return problems
+
+
+def _known(step: dict[str, Any]) -> bool:
+    try:
+        step_kind(step)
+        return True
+    except ValueError:
+        return False
+
+
+def uses_clock(steps: list[dict[str, Any]]) -> bool:
+    """Whether the flow drives the fake clock (it must be installed before the page loads)."""
+    return any("advance" in s for s in steps)
+
+
+def selectors_of(step: dict[str, Any]) -> list[str]:
+    """The selectors a step touches."""
+    kind = step_kind(step)
+    if kind == "expect":
+        return [step["sel"]] if isinstance(step.get("sel"), str) else []
+    out = []
+    if kind not in ("press", "advance", "wait", "reload") and isinstance(step.get(kind), str):
+        out.append(step[kind])
+    out += [step[k] for k in ("on", "to") if isinstance(step.get(k), str)]
+    return out
+
+
+@dataclass
+class FlowState:
+    """What a flow accumulates while it runs."""
+
+    snaps: dict[str, bytes] = field(default_factory=dict)
+    step: int = 0
+    last_sel: str | None = None
+
+
+def _norm(text: str | None) -> str:
+    return re.sub(r"\s+", " ", text or "").strip()
+
+
+async def do_action(page: Any, step: dict[str, Any], state: FlowState) -> None:
+    """Carry out one action step on ``page``; raise FlowError when it cannot be done."""
+    kind = step_kind(step)
+    t = ACTION_TIMEOUT_MS
+    sel = step.get(kind) if isinstance(step.get(kind), str) else None
+    state.last_sel = sel
+
+    def loc(s: str) -> Any:
+        return page.locator(s).first
+
+    try:
+        if kind == "click":
+            await loc(sel).click(timeout=t)
+        elif kind == "dblclick":
+            await loc(sel).dblclick(timeout=t)
+        elif kind == "fill":
+            await loc(sel).fill(str(step.get("value", "")), timeout=t)
+        elif kind == "type":
+            await loc(sel).press_sequentially(str(step.get("value", "")), timeout=t)
+        elif kind == "press":
+            if step.get("on"):
+                state.last_sel = step["on"]
+                await loc(step["on"]).press(step["press"], timeout=t)
+            else:
+                await page.keyboard.press(step["press"])
+        elif kind == "check":
+            await loc(sel).check(timeout=t)
+        elif kind == "uncheck":
+            await loc(sel).uncheck(timeout=t)
+        elif kind == "select":
+            await loc(sel).select_option(str(step.get("value")), timeout=t)
+        elif kind == "hover":
+            await loc(sel).hover(timeout=t)
+        elif kind == "drag":
+            await loc(sel).drag_to(loc(step["to"]), timeout=t)
+        elif kind == "draw":
+            box = await loc(sel).bounding_box(timeout=t)
+            if box is None:
+                raise FlowError(f"cannot draw on {sel!r}: it is not visible")
+            pts = [(box["x"] + fx * box["width"], box["y"] + fy * box["height"]) for fx, fy in step["points"]]
+            await page.mouse.move(*pts[0])
+            await page.mouse.down()
+            for p in pts[1:]:
+                await page.mouse.move(*p, steps=6)
+            await page.mouse.up()
+        elif kind == "reload":
+            await page.reload(wait_until="load", timeout=8000)
+        elif kind == "advance":
+            await page.clock.run_for(int(step["advance"]))
+        elif kind == "wait":
+            await page.wait_for_timeout(min(int(step["wait"]), 3000))
+        elif kind == "snap":
+            state.snaps[step["as"]] = await loc(sel).screenshot(timeout=t, animations="disabled")
+    except FlowError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - Playwright's errors become the item's failure
+        raise FlowError(f"could not {kind} {sel or step.get('on') or ''!r}: {_short(exc)}") from exc
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).split("\n")[0]
+    return text[:240]
+
+
+async def check(page: Any, spec: dict[str, Any], state: FlowState) -> tuple[bool, Any]:
+    """Evaluate one expectation once; returns (holds, what was observed)."""
+    kind, sel = spec["expect"], spec.get("sel")
+    if kind == "storage":
+        values = await page.evaluate(
+            "() => { const o = []; for (let i = 0; i < localStorage.length; i++) "
+            "o.push(String(localStorage.getItem(localStorage.key(i)))); return o; }")
+        return any(spec["contains"] in v for v in values), [v[:80] for v in values[:5]]
+    locs = page.locator(sel)
+    n = await locs.count()
+    if kind == "count":
+        ok = n == spec["equals"] if "equals" in spec else n >= spec.get("min", 1)
+        return ok, n
+    if kind == "hidden":
+        return (n == 0 or not await locs.first.is_visible()), ("absent" if n == 0 else "visible")
+    if kind == "texts":
+        got = [_norm(t) for t in await locs.all_inner_texts()] if n else []
+        return got == list(spec["equals"]), got
+    if n == 0:
+        return False, "no element matches"
+    el = locs.first
+    if kind == "visible":
+        return await el.is_visible(), "visible" if await el.is_visible() else "not visible"
+    if kind in ("checked", "unchecked"):
+        c = await el.is_checked(timeout=500)
+        return c == (kind == "checked"), "checked" if c else "unchecked"
+    if kind == "text":
+        return _compare(_norm(await el.inner_text(timeout=500)), spec)
+    if kind == "value":
+        return _compare(await el.input_value(timeout=500), spec)
+    if kind == "attr":
+        got = await el.get_attribute(spec["name"], timeout=500)
+        if spec.get("absent"):
+            return got is None, got
+        return (got is not None and _compare(got, spec)[0]), got
+    if kind == "class":
+        classes = ((await el.get_attribute("class", timeout=500)) or "").split()
+        if "has" in spec:
+            return spec["has"] in classes, classes
+        return spec["lacks"] not in classes, classes
+    if kind in PIXEL_EXPECTS:
+        before = state.snaps.get(spec["since"])
+        if before is None:
+            return False, f"no snap named {spec['since']!r} was taken"
+        now = await el.screenshot(timeout=1000, animations="disabled")
+        frac = pixel_difference(before, now)
+        changed = frac > spec.get("threshold", 0.002)
+        return changed == (kind == "changed"), f"{frac:.4f} of pixels differ"
+    raise ValueError(f"unknown expectation {kind!r}")
+
+
+def _compare(got: str, spec: dict[str, Any]) -> tuple[bool, str]:
+    if "equals" in spec:
+        return got == str(spec["equals"]), got
+    if "contains" in spec:
+        return str(spec["contains"]) in got, got
+    if "matches" in spec:
+        return re.search(spec["matches"], got) is not None, got
+    if "not_equals" in spec:
+        return got != str(spec["not_equals"]), got
+    return bool(got), got
+
+
+def pixel_difference(png_a: bytes, png_b: bytes) -> float:
+    """Share of pixels that differ between two PNGs (1.0 when their sizes differ)."""
+    from PIL import Image, ImageChops
+
+    a = Image.open(io.BytesIO(png_a)).convert("RGB")
+    b = Image.open(io.BytesIO(png_b)).convert("RGB")
+    if a.size != b.size:
+        return 1.0
+    diff = ImageChops.difference(a, b).convert("L").point(lambda v: 255 if v > 16 else 0)
+    hist = diff.histogram()
+    return hist[255] / (a.size[0] * a.size[1])
+
+
+async def expect(page: Any, spec: dict[str, Any], state: FlowState) -> tuple[bool, Any]:
+    """Poll an expectation until it holds or its wait runs out."""
+    deadline = asyncio.get_running_loop().time() + spec.get("wait_ms", 1500) / 1000
+    while True:
+        try:
+            ok, got = await check(page, spec, state)
+        except Exception as exc:  # noqa: BLE001 - a page mid-navigation, a detached node
+            ok, got = False, f"error: {_short(exc)}"
+        if ok or asyncio.get_running_loop().time() >= deadline:
+            return ok, got
+        await asyncio.sleep(0.05)
+
+
+def describe(spec: dict[str, Any]) -> str:
+    """Human-readable form of an expectation, for feedback."""
+    kind = spec["expect"]
+    what = ", ".join(f"{k}={v!r}" for k, v in spec.items() if k not in ("expect", "sel", "wait_ms"))
+    target = f" of {spec['sel']!r}" if spec.get("sel") else ""
+    return f"{kind}{target}" + (f" ({what})" if what else "")

@@ -1,0 +1,382 @@
+"""The browser side of grading: load the app, run every rubric item's flow, collect evidence.
+
+Everything here is a coroutine on the pool's event loop (``pool.py``). A grading gets a fresh
+browser context; each rubric item then starts from a freshly loaded app with empty storage
+(localStorage, sessionStorage, IndexedDB, Cache Storage and cookies are wiped between items
+from a blank page of the same origin), so one broken item cannot make another fail and a
+broken app fails exactly the items it breaks. A page that hangs costs its context: the
+next item gets a new one. The fake clock (``advance`` steps) is installed in every
+context; time flows naturally until a flow advances it.
+
+Containment of the app's untrusted JavaScript (see the env docstring for the whole story):
+
+* every request whose URL is not on the app's own origin (``http://127.0.0.1:PORT/``) is
+  aborted and recorded, including other localhost ports; WebSockets are answered by a mock
+  that never connects; service workers are blocked;
+* dialogs are dismissed and counted, popups (``window.open``) closed and counted, main-frame
+  navigations away from the origin recorded;
+* every step has a timeout and every item a budget; a page stuck in an endless loop is
+  abandoned and its context closed (Chromium kills the renderer); if even that hangs, the
+  report says so and the pool restarts the browser;
+* after load the DOM size and the storage used are measured (huge DOM, storage bomb).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .flows import (
+    EVENTS_OF, PIXEL_EXPECTS, FlowError, FlowState, check, describe, do_action, expect, selectors_of,
+    step_kind,
+)
+
+LOAD_TIMEOUT_MS = 8000
+ITEM_TIMEOUT_S = 15.0
+CLOSE_TIMEOUT_S = 5.0
+FIXED_TIME = 1_767_225_600_000  # 2026-01-01T00:00:00Z: fake clocks start here, for determinism
+VIEWPORT = {"width": 640, "height": 480}
+LIMITS = {"dom_nodes": 20_000, "storage_bytes": 1_000_000, "dialogs": 10, "popups": 0}
+
+STATS_JS = """async () => {
+  let ls = 0;
+  try { for (let i = 0; i < localStorage.length; i++) { const k = localStorage.key(i);
+        ls += k.length + (localStorage.getItem(k) || '').length; } } catch (e) {}
+  let usage = 0;
+  try { usage = (await navigator.storage.estimate()).usage || 0; } catch (e) {}
+  return {dom_nodes: document.getElementsByTagName('*').length, storage_bytes: 2 * ls + usage};
+}"""
+
+LISTENER_TARGETS_JS = """(sel) => { let e = null; try { e = document.querySelector(sel); } catch (x) {}
+  if (!e) return null; const a = []; for (let n = e; n && a.length < 12; n = n.parentNode) a.push(n);
+  a.push(window); return a; }"""
+
+
+@dataclass
+class Watch:
+    """What the app did in one browser context besides rendering."""
+
+    origin: str
+    page_errors: list[dict[str, str]] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
+    blocked: list[str] = field(default_factory=list)
+    websockets: list[str] = field(default_factory=list)
+    dialogs: int = 0
+    popups: int = 0
+    navigated_away: list[str] = field(default_factory=list)
+    crashed: bool = False
+
+    def merge_into(self, agg: dict[str, Any]) -> None:
+        """Add this context's events to the grading-wide tally."""
+        for key in ("blocked", "websockets", "navigated_away"):
+            for url in getattr(self, key):
+                if url not in agg[key] and len(agg[key]) < 20:
+                    agg[key].append(url)
+        agg["dialogs"] += self.dialogs
+        agg["popups"] += self.popups
+        agg["crashed"] = agg["crashed"] or self.crashed
+
+
+def new_tally() -> dict[str, Any]:
+    """An empty grading-wide tally of containment events."""
+    return {"blocked": [], "websockets": [], "navigated_away": [], "dialogs": 0, "popups": 0,
+            "crashed": False, "hung": False, "close_hung": False}
+
+
+BLANK_PATH = "__codegym_blank.html"
+BLANK_PAGE = "<!doctype html><title>blank</title>"
+WIPE_JS = """async () => {
+  try { localStorage.clear(); sessionStorage.clear(); } catch (e) {}
+  try { const dbs = await indexedDB.databases();
+        await Promise.all(dbs.map(d => new Promise(r => { const q = indexedDB.deleteDatabase(d.name);
+          q.onsuccess = q.onerror = q.onblocked = r; }))); } catch (e) {}
+  try { for (const k of await caches.keys()) await caches.delete(k); } catch (e) {}
+}"""
+
+
+@dataclass
+class Session:
+    """One browser context with one page and the watch over what the app does in it."""
+
+    ctx: Any
+    page: Any
+    watch: Watch
+    cdp: Any = None
+
+
+async def open_session(browser: Any, origin: str, credit: bool = False) -> Session:
+    """A fresh context and page with every containment hook and the fake clock installed."""
+    watch = Watch(origin)
+    ctx = await browser.new_context(viewport=VIEWPORT, service_workers="block", device_scale_factor=1,
+                                    locale="en-US", timezone_id="UTC", reduced_motion="reduce")
+
+    async def block(route: Any) -> None:
+        if len(watch.blocked) < 50:
+            watch.blocked.append(route.request.url[:200])
+        await route.abort("blockedbyclient")
+
+    async def mock_ws(ws: Any) -> None:
+        # Not calling connect_to_server() keeps the socket a local mock: nothing leaves.
+        watch.websockets.append(ws.url[:200])
+        await ws.close()
+
+    await ctx.route(lambda url: not url.startswith(origin + "/"), block)
+    await ctx.route_web_socket(re.compile(r".*"), mock_ws)
+    await ctx.clock.install(time=FIXED_TIME)
+    page = await ctx.new_page()
+
+    def on_popup(p: Any) -> None:
+        watch.popups += 1
+        asyncio.ensure_future(_quiet(p.close()))
+
+    def on_dialog(d: Any) -> None:
+        watch.dialogs += 1
+        asyncio.ensure_future(_quiet(d.dismiss()))
+
+    def on_nav(frame: Any) -> None:
+        if frame.parent_frame is None and not frame.url.startswith(origin + "/") and frame.url != "about:blank":
+            watch.navigated_away.append(frame.url[:200])
+
+    def on_console(msg: Any) -> None:
+        if msg.type == "error" and len(watch.console_errors) < 50:
+            watch.console_errors.append(msg.text[:300])
+
+    def on_error(err: Any) -> None:
+        if len(watch.page_errors) < 50:
+            watch.page_errors.append({"message": str(err)[:300], "stack": (err.stack or "")[:1200]})
+
+    def on_crash(_: Any) -> None:
+        watch.crashed = True
+
+    ctx.on("page", on_popup)
+    page.on("dialog", on_dialog)
+    page.on("framenavigated", on_nav)
+    page.on("console", on_console)
+    page.on("pageerror", on_error)
+    page.on("crash", on_crash)
+    page.set_default_timeout(3000)
+    page.set_default_navigation_timeout(LOAD_TIMEOUT_MS)
+    cdp = await ctx.new_cdp_session(page) if credit else None
+    return Session(ctx, page, watch, cdp)
+
+
+async def _quiet(coro: Any) -> None:
+    try:
+        await coro
+    except Exception:  # noqa: BLE001 - the popup or dialog may already be gone
+        pass
+
+
+async def close_session(sess: Session, tally: dict[str, Any]) -> None:
+    """Close a context and add its events to the tally; a close that hangs marks the browser."""
+    sess.watch.merge_into(tally)
+    try:
+        await asyncio.wait_for(sess.ctx.close(), CLOSE_TIMEOUT_S)
+    except Exception:  # noqa: BLE001
+        tally["close_hung"] = True
+
+
+async def goto(page: Any, origin: str, react: bool) -> None:
+    """Open the app and wait until it is ready (React: the root has rendered something)."""
+    await page.goto(origin + "/", wait_until="load")
+    if react:
+        try:
+            await page.wait_for_function("() => { const r = document.getElementById('root');"
+                                         " return r && r.childElementCount > 0; }", timeout=2000)
+        except Exception:  # noqa: BLE001 - an app that renders nothing fails its items
+            pass
+
+
+async def wipe(sess: Session, origin: str) -> None:
+    """Leave the app for a blank same-origin page and wipe every kind of storage."""
+    await sess.page.goto(f"{origin}/{BLANK_PATH}", wait_until="load")
+    await sess.page.evaluate(WIPE_JS)
+    await sess.ctx.clear_cookies()
+
+
+async def load_check(sess: Session, origin: str, react: bool) -> dict[str, Any]:
+    """The runtime stage: load once, wait briefly, measure; did it load without uncaught errors?"""
+    out: dict[str, Any] = {"loaded": False, "hung": False, "dom_nodes": 0, "storage_bytes": 0}
+    try:
+        await asyncio.wait_for(goto(sess.page, origin, react), LOAD_TIMEOUT_MS / 1000 + 3)
+        await asyncio.sleep(0.2)  # errors thrown from setTimeout(0)/promises after load
+        out.update(await asyncio.wait_for(sess.page.evaluate(STATS_JS), 3))
+        out["loaded"] = True
+    except Exception as exc:  # noqa: BLE001 - a load timeout is the app's failure
+        out["hung"] = isinstance(exc, TimeoutError) or "Timeout" in type(exc).__name__
+        out["error"] = str(exc).split("\n")[0][:300] or "timed out"
+    w = sess.watch
+    out["page_errors"] = list(w.page_errors)
+    out["console_errors"] = list(w.console_errors)
+    out["dialogs"] = w.dialogs
+    return out
+
+
+async def run_item(sess: Session, origin: str, react: bool, item: dict[str, Any],
+                   screenshots: str) -> dict[str, Any]:
+    """Run one rubric item's flow on a freshly loaded app and say whether the transition was seen."""
+    steps = item["flow"]
+    w = sess.watch
+    marks = (len(w.page_errors), len(w.console_errors))
+    res: dict[str, Any] = {"id": item["id"], "passed": False, "reason": "", "failed_step": None,
+                           "selectors": [], "handlers": []}
+    state = FlowState()
+    page = sess.page
+    try:
+        await asyncio.wait_for(_flow(page, sess.cdp, origin, react, steps, state, res), ITEM_TIMEOUT_S)
+    except TimeoutError:
+        res["passed"] = False
+        res["reason"] = "timed out: the page stopped responding (endless loop or busy main thread?)"
+        res["hung"] = True
+    if not res.get("hung"):
+        if not res["passed"]:
+            res["dom"] = await _excerpt(page, state.last_sel)
+        if screenshots == "all" or (screenshots == "failed" and not res["passed"]):
+            res["screenshot"] = await _screenshot(page)
+    res["page_errors"] = w.page_errors[marks[0]:]
+    res["console_errors"] = w.console_errors[marks[1]:]
+    return res
+
+
+async def _flow(page: Any, cdp: Any, origin: str, react: bool, steps: list[dict[str, Any]],
+                state: FlowState, res: dict[str, Any]) -> None:
+    try:
+        await goto(page, origin, react)
+    except Exception as exc:  # noqa: BLE001
+        res["reason"] = f"the app did not load: {str(exc).splitlines()[0][:200]}"
+        return
+    final = steps[-1]
+    pre_held: bool | None = None
+    for i, step in enumerate(steps):
+        kind = step_kind(step)
+        state.step = i
+        res["selectors"] += [s for s in selectors_of(step) if s not in res["selectors"]]
+        if kind == "expect":
+            state.last_sel = step.get("sel")
+            ok, got = await expect(page, step, state)
+            if not ok:
+                res["failed_step"] = i
+                res["reason"] = f"step {i}: expected {describe(step)}; observed {got!r}"
+                return
+            continue
+        if pre_held is None:
+            pre_held = False
+            if final["expect"] not in PIXEL_EXPECTS:
+                try:
+                    pre_held, _ = await check(page, final, state)
+                except Exception:  # noqa: BLE001
+                    pre_held = False
+        if cdp is not None and kind in EVENTS_OF:
+            for sel in selectors_of(step):
+                for src in await handler_sources(cdp, sel, EVENTS_OF[kind]):
+                    if src not in res["handlers"]:
+                        res["handlers"].append(src)
+        try:
+            await do_action(page, step, state)
+        except FlowError as exc:
+            res["failed_step"] = i
+            res["reason"] = f"step {i}: {exc}"
+            return
+    if pre_held:
+        res["failed_step"] = len(steps) - 1
+        res["reason"] = (f"no transition: {describe(final)} already held on the freshly loaded page, "
+                         "before the flow acted")
+        return
+    res["passed"] = True
+
+
+async def handler_sources(cdp: Any, sel: str, types: tuple[str, ...]) -> list[str]:
+    """Source text of the event handlers bound to ``sel`` or its ancestors for ``types``."""
+    out: list[str] = []
+    try:
+        fn = await cdp.send("Runtime.evaluate", {"expression": f"({LISTENER_TARGETS_JS})({json.dumps(sel)})",
+                                                  "objectGroup": "credit"})
+        obj = fn.get("result", {}).get("objectId")
+        if not obj:
+            return out
+        props = await cdp.send("Runtime.getProperties", {"objectId": obj, "ownProperties": True})
+        for prop in props.get("result", []):
+            oid = prop.get("value", {}).get("objectId")
+            if not prop["name"].isdigit() or not oid:
+                continue
+            grouped = await cdp.send("DOMDebugger.getEventListeners", {"objectId": oid, "objectGroup": "credit"})
+            for lst in grouped.get("listeners", []):
+                h = lst.get("handler", {}).get("objectId")
+                if lst["type"] in types and h:
+                    r = await cdp.send("Runtime.callFunctionOn", {
+                        "objectId": h, "returnByValue": True,
+                        "functionDeclaration": "function(){return Function.prototype.toString.call(this)}"})
+                    text = r.get("result", {}).get("value")
+                    if isinstance(text, str) and len(text) < 20_000 and text not in out:
+                        out.append(text)
+    except Exception:  # noqa: BLE001 - credit is best effort; the page may be navigating
+        pass
+    finally:
+        try:
+            await cdp.send("Runtime.releaseObjectGroup", {"objectGroup": "credit"})
+        except Exception:  # noqa: BLE001
+            pass
+    return out
+
+
+async def _excerpt(page: Any, sel: str | None) -> str:
+    try:
+        target = page.locator(sel).first if sel else page.locator("body")
+        if sel and await asyncio.wait_for(page.locator(sel).count(), 2) == 0:
+            target = page.locator("body")
+        html = await asyncio.wait_for(target.evaluate("e => e.outerHTML"), 2)
+        return re.sub(r"\s+", " ", html)[:600]
+    except Exception:  # noqa: BLE001
+        return ""
+
+
+async def _screenshot(page: Any) -> str | None:
+    """A small PNG of the viewport as base64 (about 5-15 kB)."""
+    try:
+        png = await asyncio.wait_for(page.screenshot(type="png", animations="disabled"), 4)
+    except Exception:  # noqa: BLE001
+        return None
+    from PIL import Image
+
+    img = Image.open(io.BytesIO(png)).convert("RGB")
+    img.thumbnail((240, 180))
+    buf = io.BytesIO()
+    img.quantize(64).save(buf, format="PNG", optimize=True)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+async def grade_in_browser(browser: Any, origin: str, react: bool, items: list[dict[str, Any]],
+                           credit: bool = True, screenshots: str = "failed") -> dict[str, Any]:
+    """Load the app (runtime stage), then run each item's flow; the browser-side report."""
+    tally = new_tally()
+    sess: Session | None = await open_session(browser, origin, credit)
+    results: list[dict[str, Any]] = []
+    try:
+        load = await load_check(sess, origin, react)
+        if load["hung"]:
+            tally["hung"] = True
+        syntax = [e for e in load["page_errors"] if e["message"].startswith("SyntaxError")]
+        if load["loaded"] and not syntax:
+            for item in items:
+                if sess is None:
+                    sess = await open_session(browser, origin, credit)
+                try:
+                    await asyncio.wait_for(wipe(sess, origin), 10)
+                except Exception:  # noqa: BLE001 - the app's page would not let go: new context
+                    await close_session(sess, tally)
+                    sess = await open_session(browser, origin, credit)
+                res = await run_item(sess, origin, react, item, screenshots)
+                results.append(res)
+                if res.get("hung"):
+                    tally["hung"] = True
+                    await close_session(sess, tally)
+                    sess = None
+    finally:
+        if sess is not None:
+            await close_session(sess, tally)
+    return {"load": load, "items": results, "tally": tally}

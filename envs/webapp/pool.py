@@ -1,0 +1,237 @@
+"""A pool of one headless Chromium, reused across episodes (DESIGN.md: Chromium via Playwright).
+
+Launching Chromium costs seconds; a browser context costs milliseconds. The pool keeps one
+browser process alive and gives every grading fresh contexts (cookies, storage, cache and
+service workers are per context), so episodes never see each other's state. Playwright's
+async API runs on a private event-loop thread, which lets a hung page be abandoned by
+timeout (``asyncio.wait_for``) instead of blocking the caller, and lets envs in several
+threads share the pool.
+
+The browser is restarted when it crashed (disconnected) or hung (a grading overran its
+budget, or opening a context timed out); a crash in the middle of a grading is retried once
+on the new browser, and only then reported as an :class:`~codegym.errors.InfraError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import logging
+import os
+import signal
+import threading
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from codegym.errors import InfraError
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+CHROMIUM = os.environ.get("CODEGYM_CHROMIUM", "/usr/bin/chromium")
+# Without the background-networking switches Chromium keeps dialling Google services,
+# which on these machines (no network) only burns CPU and fills logs.
+LAUNCH_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-default-apps", "--disable-extensions", "--disable-dev-shm-usage",
+    "--mute-audio", "--disable-breakpad", "--metrics-recording-only", "--dns-prefetch-disable",
+    # Defence in depth behind the per-context request blocking (grader.py): WebRTC's UDP is
+    # not seen by request interception, and a dead proxy catches anything that slips past
+    # it (loopback, where the app's own server is, bypasses proxies in Chromium).
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--proxy-server=http://127.0.0.1:9",
+]
+
+
+class BrowserPool:
+    """One Chromium process shared by every grading; restarted on crash or hang.
+
+    Args:
+        executable: the Chromium binary (default ``/usr/bin/chromium`` or ``CODEGYM_CHROMIUM``);
+            never downloaded.
+        launch_timeout_s: how long a launch may take before it counts as an infra failure.
+    """
+
+    _shared: BrowserPool | None = None
+    _shared_lock = threading.Lock()
+
+    def __init__(self, executable: str = CHROMIUM, launch_timeout_s: float = 60.0) -> None:
+        if not Path(executable).exists():
+            raise InfraError(
+                f"Chromium not found at {executable}; expected Debian's chromium package "
+                "(run scripts/setup.sh or apt-get install chromium) or set CODEGYM_CHROMIUM"
+            )
+        self.executable = executable
+        self.launch_timeout_s = launch_timeout_s
+        # Chromium ignores switches it does not know: this one tags our processes so that
+        # a hung browser can be killed by pid without touching anyone else's Chromium.
+        self._marker = f"--codegym-pool={uuid.uuid4().hex}"
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._pw: Any = None
+        self._browser: Any = None
+        self._suspect = False
+        self._lock = threading.Lock()
+        #: How many times a browser process was launched (restarts included).
+        self.launches = 0
+        #: How many times the browser was found dead or hung and restarted.
+        self.restarts = 0
+
+    @classmethod
+    def shared(cls) -> BrowserPool:
+        """The process-wide pool (created on first use, closed at exit)."""
+        with cls._shared_lock:
+            if cls._shared is None or cls._shared._closed:
+                cls._shared = cls()
+                atexit.register(cls._shared.close)
+            return cls._shared
+
+    _closed = False
+
+    # ------------------------------------------------------------------ public API
+    def run(self, fn: Callable[[Any], Awaitable[T]], timeout_s: float) -> T:
+        """Run ``fn(browser)`` on the pool's loop and return its result.
+
+        A browser that crashed during ``fn`` is restarted and ``fn`` is retried once. If
+        ``fn`` overruns ``timeout_s`` the browser is presumed hung: it is killed, restarted
+        on next use, and :class:`InfraError` is raised.
+        """
+        if self._closed:
+            raise InfraError("the browser pool was closed; make a new BrowserPool")
+        loop = self._ensure_loop()
+        fut = asyncio.run_coroutine_threadsafe(self._run(fn, timeout_s), loop)
+        return fut.result(timeout_s * 2 + self.launch_timeout_s * 2 + 30)
+
+    def browser_pids(self) -> list[int]:
+        """Pids of this pool's Chromium processes (found by their marker switch)."""
+        pids = []
+        needle = self._marker.encode()
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                if needle in (entry / "cmdline").read_bytes():
+                    pids.append(int(entry.name))
+            except OSError:
+                pass
+        return pids
+
+    def kill_browser(self) -> None:
+        """SIGKILL this pool's Chromium processes (tests use it to simulate a crash)."""
+        for pid in self.browser_pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    def close(self) -> None:
+        """Close the browser, Playwright and the loop thread; safe to call twice."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            loop, thread = self._loop, self._thread
+        if loop is None:
+            return
+        try:
+            asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(20)
+        except Exception:  # noqa: BLE001 - closing must not raise; kill what is left
+            self.kill_browser()
+        loop.call_soon_threadsafe(loop.stop)
+        if thread is not None:
+            thread.join(10)
+        loop.close()
+
+    # ------------------------------------------------------------------ internals
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                self._thread = threading.Thread(target=loop.run_forever, name="codegym-browser-pool", daemon=True)
+                self._thread.start()
+                self._loop = loop
+            return self._loop
+
+    async def _run(self, fn: Callable[[Any], Awaitable[T]], timeout_s: float) -> T:
+        for attempt in range(2):
+            browser = await self._ensure_browser()
+            try:
+                return await asyncio.wait_for(fn(browser), timeout_s)
+            except TimeoutError:
+                self._suspect = True
+                raise InfraError(f"grading overran {timeout_s:.0f}s; the browser was presumed hung and restarted") from None
+            except Exception as exc:
+                if browser.is_connected() and not self._browser_died():
+                    raise
+                log.warning("browser died during grading (%s); restarting", exc)
+                self._suspect = True
+                if attempt == 1:
+                    raise InfraError(f"the browser crashed twice during one grading: {exc}") from exc
+        raise AssertionError("unreachable")
+
+    def _browser_died(self) -> bool:
+        return not self.browser_pids()
+
+    async def _ensure_browser(self) -> Any:
+        if self._browser is not None and (self._suspect or not self._browser.is_connected()):
+            self.restarts += 1
+            await self._stop_browser()
+        self._suspect = False
+        if self._browser is None:
+            try:
+                await asyncio.wait_for(self._launch(), self.launch_timeout_s)
+            except TimeoutError:
+                self.kill_browser()
+                raise InfraError(f"Chromium did not start within {self.launch_timeout_s:.0f}s") from None
+        return self._browser
+
+    async def _launch(self) -> None:
+        os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
+        if self._pw is None:
+            from playwright.async_api import async_playwright
+
+            self._pw = await async_playwright().start()
+        try:
+            self._browser = await self._pw.chromium.launch(
+                executable_path=self.executable, headless=True, args=[*LAUNCH_ARGS, self._marker],
+                handle_sigint=False, handle_sigterm=False, handle_sighup=False,
+            )
+        except Exception as exc:
+            raise InfraError(f"Chromium at {self.executable} failed to launch: {exc}") from exc
+        self.launches += 1
+
+    async def _stop_browser(self) -> None:
+        browser, self._browser = self._browser, None
+        if browser is None:
+            return
+        try:
+            await asyncio.wait_for(browser.close(), 5)
+        except Exception:  # noqa: BLE001 - a hung or dead browser: kill it by pid
+            pass
+        self.kill_browser()
+
+    async def _shutdown(self) -> None:
+        await self._stop_browser()
+        if self._pw is not None:
+            try:
+                await asyncio.wait_for(self._pw.stop(), 10)
+            except Exception:  # noqa: BLE001
+                pass
+            self._pw = None
+
+
+async def launch_once(fn: Callable[[Any], Awaitable[T]], executable: str = CHROMIUM) -> T:
+    """Baseline for the benchmark: start Playwright and Chromium, run ``fn``, stop both."""
+    from playwright.async_api import async_playwright
+
+    os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=executable, headless=True, args=LAUNCH_ARGS)
+        try:
+            return await fn(browser)
+        finally:
+            await browser.close()

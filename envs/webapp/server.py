@@ -1,0 +1,74 @@
+"""A static HTTP server on 127.0.0.1 (ephemeral port) serving one app's files from memory.
+
+One server per grading: the app's origin (``http://127.0.0.1:PORT``) is the only address
+the page may reach; the browser context blocks every other request (see ``grader.py``).
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        path = self.path.split("?", 1)[0].split("#", 1)[0]
+        if path == "/":
+            path = "/index.html"
+        body = self.server.files.get(path.lstrip("/"))
+        if body is None:
+            # favicon and friends: an empty answer keeps 404 noise out of the console.
+            code, body, ctype = (204, b"", "text/plain") if path == "/favicon.ico" else (404, b"not found", "text/plain")
+        else:
+            code, ctype = 200, mimetypes.guess_type(path)[0] or "application/octet-stream"
+            if ctype.startswith("text/") or ctype.endswith("javascript"):
+                ctype += "; charset=utf-8"
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    do_HEAD = do_GET
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet server
+        pass
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    files: dict[str, bytes]
+
+
+class StaticServer:
+    """Serve ``files`` (path -> text or bytes) at ``http://127.0.0.1:<ephemeral port>/``.
+
+    Use as a context manager; ``origin`` is the base URL. ``index.html`` is served at ``/``.
+    """
+
+    def __init__(self, files: dict[str, str | bytes]) -> None:
+        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server.files = {k: v.encode("utf-8") if isinstance(v, str) else v for k, v in files.items()}
+        self.port = self._server.server_address[1]
+        self.origin = f"http://127.0.0.1:{self.port}"
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        """Stop serving and free the port; safe to call twice."""
+        if self._thread.is_alive():
+            self._server.shutdown()
+            self._thread.join(5)
+        self._server.server_close()
+
+    def __enter__(self) -> StaticServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
