@@ -19,11 +19,19 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # The Docker engine: started here because nothing else on these machines starts it.
+start_dockerd() {
+    nohup dockerd >/var/log/codegym-dockerd.log 2>&1 &
+    for _ in $(seq 60); do docker info >/dev/null 2>&1 && return 0; sleep 1; done
+    return 1
+}
 if ! docker info >/dev/null 2>&1; then
     echo "setup: starting dockerd"
-    nohup dockerd >/var/log/codegym-dockerd.log 2>&1 &
-    for _ in $(seq 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
-    docker info >/dev/null 2>&1 || { echo "setup: dockerd did not start, see /var/log/codegym-dockerd.log" >&2; exit 1; }
+    if ! start_dockerd; then
+        # A dockerd killed without cleanup leaves its pid file and sockets behind.
+        pkill -x dockerd 2>/dev/null || true; pkill -x containerd 2>/dev/null || true
+        rm -f /var/run/docker.pid /var/run/docker/containerd/containerd.pid
+        start_dockerd || { echo "setup: dockerd did not start, see /var/log/codegym-dockerd.log" >&2; exit 1; }
+    fi
 fi
 
 # The venv is made from Debian's python3 on purpose: the local sandbox binds the
@@ -32,6 +40,7 @@ fi
 if [ ! -x .venv/bin/python ]; then
     /usr/bin/python3 -m venv .venv
 fi
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1   # Chromium comes from Debian, never a download
 find_links=()
 [ -d /opt/wheels ] && find_links=(--find-links /opt/wheels)   # the torch CPU wheel on disk
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null

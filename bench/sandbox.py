@@ -1,0 +1,111 @@
+"""Sandbox overheads against the naive way, in one process; prints ratios.
+
+(a) local ``run("python3 -c pass")`` vs a bare ``subprocess.run`` of the same interpreter
+    (goal: at most 1.5x);
+(b) docker ``exec`` in a warm container vs ``docker run --rm`` of the same command
+    (goal: at least 3x faster);
+(c) ``fork()`` and ``restore()`` of a 100 MB, 5,000-file work dir vs ``cp -a`` of it
+    (goal: at most 0.1x).
+
+Run: ``.venv/bin/python bench/sandbox.py [--repeat N] [--skip-docker]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from codegym.sandbox import create
+from codegym.sandbox.docker import _ro_paths, base_image
+
+
+def timeit(fn: Callable[[], object], repeat: int) -> float:
+    """Median seconds of ``fn`` over ``repeat`` calls, after one warm-up call."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def make_tree(root: Path, files: int = 5000, total_mb: int = 100) -> None:
+    size = total_mb * 2**20 // files
+    blob = os.urandom(size)
+    for i in range(files):
+        d = root / f"d{i % 50:02d}"
+        d.mkdir(parents=True, exist_ok=True)
+        (d / f"f{i}.bin").write_bytes(blob)
+
+
+def row(name: str, ours: float, base: float, goal: str) -> None:
+    print(f"{name:<44} ours {ours * 1000:8.2f} ms   baseline {base * 1000:8.2f} ms   ratio {ours / base:6.3f}x   ({goal})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--skip-docker", action="store_true")
+    args = parser.parse_args()
+
+    with create("local") as sb:
+        ours = timeit(lambda: sb.run(["python3", "-c", "pass"]), args.repeat)
+    base = timeit(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True), args.repeat)
+    row("(a) local run(python3 -c pass) / bare", ours, base, "goal <= 1.5x")
+
+    if not args.skip_docker:
+        with create("docker") as sb:
+            ours = timeit(lambda: sb.run(["true"]), args.repeat)
+        binds = [f"-v{p}:{p}:ro" for p in _ro_paths()]
+        image = base_image()
+        base = timeit(
+            lambda: subprocess.run(["docker", "run", "--rm", "--network=none", *binds, image, "/usr/bin/true"], check=True),
+            max(3, args.repeat // 4),
+        )
+        row("(b) docker exec / docker run --rm", ours, base, "goal <= 0.33x")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "src"
+        make_tree(src)
+        copies = iter(range(10**6))
+        base = timeit(
+            lambda: subprocess.run(["cp", "-a", str(src), f"{tmp}/copy{next(copies)}"], check=True), max(3, args.repeat // 4)
+        )
+        with create("local", workdir_from=src, disk_mb=512) as sb:
+            snap = sb.snapshot()
+            forks = []
+            ours_fork = timeit(lambda: forks.append(sb.fork()), args.repeat)
+            for f in forks:
+                f.close()
+
+            def step_and_restore() -> None:
+                sb.run("echo change > d00/f0.bin; rm d01/f1.bin")
+                sb.restore(snap)
+
+            change = timeit(lambda: sb.run("echo change > d00/f0.bin; rm d01/f1.bin"), args.repeat)
+            ours_restore = timeit(step_and_restore, args.repeat) - change
+        row("(c) local fork() / cp -a (100 MB, 5000 files)", ours_fork, base, "goal <= 0.1x")
+        row("(c) local restore() / cp -a", ours_restore, base, "goal <= 0.1x")
+
+        if not args.skip_docker:
+            with create("docker", workdir_from=src) as sb:
+                snap = sb.snapshot()
+                forks = []
+                ours_fork = timeit(lambda: forks.append(sb.fork()), max(3, args.repeat // 4))
+                for f in forks:
+                    f.close()
+                ours_restore = timeit(lambda: sb.restore(snap), max(3, args.repeat // 4))
+            row("(c) docker fork() / cp -a", ours_fork, base, "goal <= 0.1x")
+            row("(c) docker restore() / cp -a", ours_restore, base, "goal <= 0.1x")
+
+
+if __name__ == "__main__":
+    main()
