@@ -47,7 +47,9 @@ def make_tree(root: Path, files: int = 5000, total_mb: int = 100) -> None:
 
 
 def row(name: str, ours: float, base: float, goal: str) -> None:
-    print(f"{name:<44} ours {ours * 1000:8.2f} ms   baseline {base * 1000:8.2f} ms   ratio {ours / base:6.3f}x   ({goal})")
+    print(
+        f"{name:<44} ours {ours * 1000:8.2f} ms   baseline {base * 1000:8.2f} ms   ratio {ours / base:6.3f}x   ({goal})"
+    )
 
 
 def main() -> None:
@@ -67,7 +69,9 @@ def main() -> None:
         binds = [f"-v{p}:{p}:ro" for p in _ro_paths()]
         image = base_image()
         base = timeit(
-            lambda: subprocess.run(["docker", "run", "--rm", "--network=none", *binds, image, "/usr/bin/true"], check=True),
+            lambda: subprocess.run(
+                ["docker", "run", "--rm", "--network=none", *binds, image, "/usr/bin/true"], check=True
+            ),
             max(3, args.repeat // 4),
         )
         row("(b) docker exec / docker run --rm", ours, base, "goal <= 0.33x")
@@ -77,7 +81,8 @@ def main() -> None:
         make_tree(src)
         copies = iter(range(10**6))
         base = timeit(
-            lambda: subprocess.run(["cp", "-a", str(src), f"{tmp}/copy{next(copies)}"], check=True), max(3, args.repeat // 4)
+            lambda: subprocess.run(["cp", "-a", str(src), f"{tmp}/copy{next(copies)}"], check=True),
+            max(3, args.repeat // 4),
         )
         with create("local", workdir_from=src, disk_mb=512) as sb:
             snap = sb.snapshot()

@@ -38,7 +38,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="codegym", description=__doc__)
     sub = parser.add_subparsers(metavar="COMMAND")
     sub.add_parser("list", help="env ids, one line each").set_defaults(run=cmd_list)
-    sub.add_parser("doctor", help="check every real part and say how to fix what is missing").set_defaults(run=cmd_doctor)
+    sub.add_parser("doctor", help="check every real part and say how to fix what is missing").set_defaults(
+        run=cmd_doctor
+    )
 
     play = sub.add_parser("play", help="play one episode and show the reward breakdown")
     play.add_argument("env_id")
@@ -48,7 +50,9 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--sandbox", choices=["local", "docker"])
     play.set_defaults(run=cmd_play)
 
-    validate = sub.add_parser("validate", help="gold earns full reward on every task, N runs agreeing; no-op earns the floor")
+    validate = sub.add_parser(
+        "validate", help="gold earns full reward on every task, N runs agreeing; no-op earns the floor"
+    )
     validate.add_argument("--env", action="append", help="env id (repeatable; default: all)")
     validate.add_argument("--runs", type=int, default=3)
     validate.add_argument("--sample", type=int, help="check only this many tasks per env (seeded)")
@@ -103,7 +107,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     """Gold and no-op checks over every task; exit 1 on any failure."""
     from codegym.validate import validate
 
-    failures = validate(args.env, runs=args.runs, sample=args.sample, seed=args.seed, sandbox=args.sandbox, console=console)
+    failures = validate(
+        args.env, runs=args.runs, sample=args.sample, seed=args.seed, sandbox=args.sandbox, console=console
+    )
     return 1 if failures else 0
 
 

@@ -88,6 +88,10 @@ def run_checks() -> Iterator[Check]:
     yield _tool("pdftoppm", ["pdftoppm", "-v"], "apt-get install poppler-utils")
     yield _probe("cairosvg", _module("cairosvg"), "pip install 'codegym[render]'")
     yield _probe("cadquery", _module("cadquery"), "pip install 'codegym[cad]'")
-    yield _probe("torch + transformers", lambda: _module("torch")() + ", " + _module("transformers")(), "pip install 'codegym[learner]'")
+    yield _probe(
+        "torch + transformers",
+        lambda: _module("torch")() + ", " + _module("transformers")(),
+        "pip install 'codegym[learner]'",
+    )
     yield _tool("nvcc", ["nvcc", "--version"], "install the CUDA toolkit (kernels family)")
     yield _tool("GPU", ["nvidia-smi", "-L"], "no NVIDIA GPU here: GPU kernels are compiled but not run")

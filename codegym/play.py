@@ -55,8 +55,15 @@ def show_step(console: Console, title: str, action: str, reward: float, info: di
         console.print(f"[dim]feedback:[/dim] {info['feedback'][:1500]}")
 
 
-def play_episode(env_id: str, policy: str, *, seed: int = 0, task_id: str | None = None,
-                 sandbox: str | None = None, console: Console | None = None) -> float:
+def play_episode(
+    env_id: str,
+    policy: str,
+    *,
+    seed: int = 0,
+    task_id: str | None = None,
+    sandbox: str | None = None,
+    console: Console | None = None,
+) -> float:
     """Play one episode of ``env_id`` and print it; returns the total reward."""
     console = console or Console()
     kwargs = {"sandbox": sandbox} if sandbox else {}

@@ -19,8 +19,15 @@ import codegym  # noqa: F401 - registers the ids
 from codegym.registration import ENVS
 
 
-def validate(env_ids: Sequence[str] | None, *, runs: int = 3, sample: int | None = None, seed: int = 0,
-             sandbox: str | None = None, console: Console | None = None) -> list[str]:
+def validate(
+    env_ids: Sequence[str] | None,
+    *,
+    runs: int = 3,
+    sample: int | None = None,
+    seed: int = 0,
+    sandbox: str | None = None,
+    console: Console | None = None,
+) -> list[str]:
     """Check every (or a seeded sample of) task; return the failures, one line each."""
     console = console or Console()
     failures: list[str] = []
@@ -49,7 +56,9 @@ def validate(env_ids: Sequence[str] | None, *, runs: int = 3, sample: int | None
             else:
                 failures.append(f"{env_id}/{task_id}: no-op reward {reward}")
         env.close()
-        table.add_row(env_id, str(len(ids)), f"{gold_ok}/{len(ids)}", f"{noop_ok}/{len(ids)}", f"{time.monotonic() - started:.0f}")
+        table.add_row(
+            env_id, str(len(ids)), f"{gold_ok}/{len(ids)}", f"{noop_ok}/{len(ids)}", f"{time.monotonic() - started:.0f}"
+        )
     console.print(table)
     for line in failures:
         console.print(f"[red]FAIL[/red] {line}")

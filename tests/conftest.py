@@ -23,9 +23,16 @@ def docker_available() -> bool:
 
 BACKENDS = [
     "local",
-    pytest.param("docker", marks=[pytest.mark.docker, pytest.mark.skipif(
-        not docker_available() and os.environ.get("CI") != "true",
-        reason="no Docker engine (scripts/setup.sh starts one; CI always runs these)")]),
+    pytest.param(
+        "docker",
+        marks=[
+            pytest.mark.docker,
+            pytest.mark.skipif(
+                not docker_available() and os.environ.get("CI") != "true",
+                reason="no Docker engine (scripts/setup.sh starts one; CI always runs these)",
+            ),
+        ],
+    ),
 ]
 
 

@@ -37,7 +37,7 @@ def test_extract_prefers_the_block_in_the_asked_language() -> None:
     text = "Plan:\n```text\nnot code\n```\n```python\nprint(1)\n```\n```cpp\nint main(){}\n```"
     got = extract_code(text, "python")
     assert got is not None and got.code == "print(1)" and got.language == "python"
-    assert text[got.start:got.end] == got.code
+    assert text[got.start : got.end] == got.code
 
 
 def test_extract_handles_unclosed_fence_and_raw_code() -> None:

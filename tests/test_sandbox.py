@@ -32,8 +32,9 @@ def nothing_leaks() -> Iterator[None]:
 
 @pytest.fixture
 def sb(backend: str) -> Iterator[Sandbox]:
-    with create(backend, timeout_s=20, memory_mb=256, max_processes=64, disk_mb=64, max_file_mb=32,
-                max_output_bytes=100_000) as box:
+    with create(
+        backend, timeout_s=20, memory_mb=256, max_processes=64, disk_mb=64, max_file_mb=32, max_output_bytes=100_000
+    ) as box:
         yield box
         after = box.run("echo still-works")
         assert after.ok and after.stdout == "still-works\n", f"the sandbox broke: {after}"

@@ -8,12 +8,28 @@ from codegym.core import CodeEnv, Outcome, Task, extract_code
 from codegym.sandbox import Sandbox, create
 
 TASKS = [
-    {"id": "add", "difficulty": "easy", "fn": "add", "cases": [[[1, 2], 3], [[-1, 1], 0], [[5, 5], 10]],
-     "gold": "def add(a, b):\n    return a + b\n"},
-    {"id": "mul", "difficulty": "easy", "fn": "mul", "cases": [[[2, 3], 6], [[0, 9], 0]],
-     "gold": "def mul(a, b):\n    return a * b\n"},
-    {"id": "neg", "difficulty": "hard", "split": "test", "fn": "neg", "cases": [[[2], -2]],
-     "gold": "def neg(a):\n    return -a\n"},
+    {
+        "id": "add",
+        "difficulty": "easy",
+        "fn": "add",
+        "cases": [[[1, 2], 3], [[-1, 1], 0], [[5, 5], 10]],
+        "gold": "def add(a, b):\n    return a + b\n",
+    },
+    {
+        "id": "mul",
+        "difficulty": "easy",
+        "fn": "mul",
+        "cases": [[[2, 3], 6], [[0, 9], 0]],
+        "gold": "def mul(a, b):\n    return a * b\n",
+    },
+    {
+        "id": "neg",
+        "difficulty": "hard",
+        "split": "test",
+        "fn": "neg",
+        "cases": [[[2], -2]],
+        "gold": "def neg(a):\n    return -a\n",
+    },
 ]
 
 RUNNER = """
@@ -50,8 +66,13 @@ class ToyEnv(CodeEnv):
         except ValueError:
             return Outcome(0.0, {"pass_rate": 0.0}, res.stderr[-500:], verdict={"error": "crashed"})
         rate = sum(passed) / len(passed)
-        return Outcome(rate, {"pass_rate": rate}, f"{sum(passed)}/{len(passed)} passed",
-                       token_rewards=[(code.start, code.end, rate)], verdict={"passed": passed})
+        return Outcome(
+            rate,
+            {"pass_rate": rate},
+            f"{sum(passed)}/{len(passed)} passed",
+            token_rewards=[(code.start, code.end, rate)],
+            verdict={"passed": passed},
+        )
 
     def gold_action(self) -> str:
         return f"```python\n{self.episode.task['gold']}```"

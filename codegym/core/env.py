@@ -46,6 +46,7 @@ class Episode:
         done: the episode has ended (terminated or truncated).
         history: per-turn records a family keeps (actions, rewards, feedback).
         state: family-specific episode state (plain data only: it is deep-copied).
+
     """
 
     task: Task
@@ -80,6 +81,7 @@ class CodeEnv(gym.Env[Any, str]):
             deterministic).
         split: default split that ``reset`` draws from (None: any).
         difficulty: default difficulty that ``reset`` draws from (None: any).
+
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}

@@ -14,12 +14,33 @@ from dataclasses import dataclass
 _FENCE = re.compile(r"(?P<fence>`{3,}|~{3,})[ \t]*(?P<lang>[\w+#.-]*)[^\n]*\n(?P<body>.*?)(?:\n(?P=fence)|\Z)", re.S)
 
 LANGUAGE_ALIASES = {
-    "py": "python", "python3": "python", "python": "python",
-    "cpp": "cpp", "c++": "cpp", "cc": "cpp", "cxx": "cpp",
-    "js": "javascript", "javascript": "javascript", "node": "javascript", "jsx": "jsx",
-    "rs": "rust", "rust": "rust", "sh": "bash", "bash": "bash", "shell": "bash",
-    "diff": "diff", "patch": "diff", "svg": "svg", "xml": "svg", "tex": "tikz", "latex": "tikz",
-    "tikz": "tikz", "html": "html", "tsx": "jsx", "cuda": "cuda", "cu": "cuda",
+    "py": "python",
+    "python3": "python",
+    "python": "python",
+    "cpp": "cpp",
+    "c++": "cpp",
+    "cc": "cpp",
+    "cxx": "cpp",
+    "js": "javascript",
+    "javascript": "javascript",
+    "node": "javascript",
+    "jsx": "jsx",
+    "rs": "rust",
+    "rust": "rust",
+    "sh": "bash",
+    "bash": "bash",
+    "shell": "bash",
+    "diff": "diff",
+    "patch": "diff",
+    "svg": "svg",
+    "xml": "svg",
+    "tex": "tikz",
+    "latex": "tikz",
+    "tikz": "tikz",
+    "html": "html",
+    "tsx": "jsx",
+    "cuda": "cuda",
+    "cu": "cuda",
 }
 
 
@@ -33,6 +54,7 @@ class Extracted:
         end: end offset, exclusive.
         language: normalised language tag of the fence, or None (unfenced, or untagged).
         fenced: whether the code came from a fenced block.
+
     """
 
     code: str
@@ -52,6 +74,7 @@ def extract_code(completion: str, language: str | None = None) -> Extracted | No
     Args:
         completion: the model's text.
         language: the language the task asks for (``python``, ``cpp``, ...), if any.
+
     """
     blocks = []
     for m in _FENCE.finditer(completion):
@@ -59,11 +82,7 @@ def extract_code(completion: str, language: str | None = None) -> Extracted | No
         blocks.append((LANGUAGE_ALIASES.get(tag, tag or None), m.start("body"), m.end("body")))
     if blocks:
         want = LANGUAGE_ALIASES.get(language or "", language)
-        chosen = (
-            [b for b in blocks if want and b[0] == want]
-            or [b for b in blocks if b[0] is None]
-            or blocks
-        )[-1]
+        chosen = ([b for b in blocks if want and b[0] == want] or [b for b in blocks if b[0] is None] or blocks)[-1]
         lang, start, end = chosen
         code = completion[start:end]
         if not code.strip():

@@ -32,6 +32,7 @@ class Outcome:
         terminated: the attempt is final (solved, submitted, single-turn graded).
         observation: the next observation; None lets the env build it (multi-turn: feedback).
         infra_error: what broke, when infrastructure and not the attempt failed.
+
     """
 
     reward: float
@@ -52,6 +53,7 @@ def make_info(task_id: str, outcome: Outcome, action_length: int) -> dict[str, A
     Raises:
         ValueError: when the outcome breaks the contract (non-finite numbers, spans outside
             the action, a verdict that is not JSON-serialisable).
+
     """
     spans = [[int(s), int(e), float(v)] for s, e, v in outcome.token_rewards]
     info: dict[str, Any] = {
@@ -61,9 +63,7 @@ def make_info(task_id: str, outcome: Outcome, action_length: int) -> dict[str, A
         "feedback": outcome.feedback,
         "audit": {
             "flags": sorted(set(outcome.audit_flags)),
-            "audit_reward": float(
-                outcome.reward if outcome.audit_reward is None else outcome.audit_reward
-            ),
+            "audit_reward": float(outcome.reward if outcome.audit_reward is None else outcome.audit_reward),
         },
         "verdict": outcome.verdict,
     }

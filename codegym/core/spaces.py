@@ -26,6 +26,7 @@ class UnicodeText(spaces.Text):
         max_length: longest string contained.
         min_length: shortest string contained.
         seed: seed of the space's sampler.
+
     """
 
     def __init__(self, max_length: int, *, min_length: int = 0, seed: int | None = None) -> None:

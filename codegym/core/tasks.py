@@ -41,6 +41,7 @@ class Task:
         difficulty: ``easy`` / ``medium`` / ``hard`` or None.
         path: the task's folder for directory tasks, else None.
         source: where it was loaded from, for error messages.
+
     """
 
     id: str
@@ -64,9 +65,7 @@ class Task:
         value = self.data[key]
         if not isinstance(value, kind):
             names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
-            raise TaskFormatError(
-                self.source, key, f"expected {names}, got {type(value).__name__} in task {self.id!r}"
-            )
+            raise TaskFormatError(self.source, key, f"expected {names}, got {type(value).__name__} in task {self.id!r}")
         return value
 
 
@@ -91,6 +90,7 @@ class TaskSet(Sequence[Task]):
         Args:
             source: what to load.
             parse: the family's check/normalisation of each task; raises TaskFormatError.
+
         """
         tasks = list(_read(source))
         if parse is not None:
@@ -165,7 +165,9 @@ def _read(source: str | Path | Sequence[dict[str, Any]]) -> Iterator[Task]:
     if isinstance(source, (str, Path)):
         path = Path(source)
         if not path.exists():
-            raise TaskFormatError(str(path), "<path>", "does not exist; pass a folder, a .json/.jsonl file or a list of dicts")
+            raise TaskFormatError(
+                str(path), "<path>", "does not exist; pass a folder, a .json/.jsonl file or a list of dicts"
+            )
         if path.is_dir():
             yield from _read_dir(path)
         else:

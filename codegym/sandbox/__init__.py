@@ -26,6 +26,7 @@ def create(backend: str | None = None, *, workdir_from: str | Path | None = None
         backend: ``"local"`` or ``"docker"``; None takes ``CODEGYM_SANDBOX``, else ``local``.
         workdir_from: host folder the work dir starts as a copy of (None: empty).
         **limits: fields of :class:`Limits` (``timeout_s``, ``memory_mb``, ...).
+
     """
     name = backend or os.environ.get("CODEGYM_SANDBOX") or "local"
     lim = Limits.from_kwargs(**limits)

@@ -26,6 +26,7 @@ class Limits:
         disk_mb: total size of what the work dir may gain, in MiB.
         max_output_bytes: bytes of stdout and of stderr kept per ``run``; the rest is read
             and dropped, and ``ExecResult.output_truncated`` says so.
+
     """
 
     timeout_s: float = 30.0
@@ -63,6 +64,7 @@ class ExecResult:
         oom_killed: the memory limit was hit and a process killed.
         output_truncated: more output came than ``Limits.max_output_bytes`` kept.
         duration_s: wall-clock seconds the command took.
+
     """
 
     exit_code: int

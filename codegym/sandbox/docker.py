@@ -77,7 +77,12 @@ def base_image() -> str:
         return _client_state["base"]
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:
-        for name, mode, uid in ((WORKDIR.strip("/"), 0o755, 1000), ("tmp", 0o1777, 0), ("etc", 0o755, 0), ("sbin", 0o755, 0)):
+        for name, mode, uid in (
+            (WORKDIR.strip("/"), 0o755, 1000),
+            ("tmp", 0o1777, 0),
+            ("etc", 0o755, 0),
+            ("sbin", 0o755, 0),
+        ):
             info = tarfile.TarInfo(name)
             info.type, info.mode, info.uid, info.gid = tarfile.DIRTYPE, mode, uid, uid
             tar.addfile(info)
@@ -109,11 +114,14 @@ class DockerSandbox(Sandbox):
     Args:
         limits: resource limits.
         workdir_from: host folder whose contents the work dir starts with (None: empty).
+
     """
 
     backend = "docker"
 
-    def __init__(self, limits: Limits, workdir_from: str | Path | None = None, *, _from: DockerSnapshot | None = None) -> None:
+    def __init__(
+        self, limits: Limits, workdir_from: str | Path | None = None, *, _from: DockerSnapshot | None = None
+    ) -> None:
         self.limits = limits
         self._client = _client()
         self._origin = _from or DockerSnapshot(_work_image(workdir_from), None)
@@ -205,7 +213,9 @@ class DockerSandbox(Sandbox):
         return ExecResult(exit_code, decode(bytes(out)), decode(bytes(err)), timed_out, oom, reader.truncated, duration)
 
     def _kill_all(self) -> None:
-        self._client.api.exec_start(self._client.api.exec_create(self._container.id, ["kill", "-9", "-1"], user=USER)["Id"])
+        self._client.api.exec_start(
+            self._client.api.exec_create(self._container.id, ["kill", "-9", "-1"], user=USER)["Id"]
+        )
 
     def _oom_kills(self) -> int:
         for root in ("/sys/fs/cgroup/memory/docker", "/sys/fs/cgroup/system.slice", "/sys/fs/cgroup/docker"):
@@ -269,7 +279,9 @@ class DockerSandbox(Sandbox):
         """The container path of ``path`` with links resolved in the container; must stay in the work dir."""
         target = _container_path(path)
         parent = self._client.api.exec_start(
-            self._client.api.exec_create(self._container.id, ["realpath", "-m", "--", posixpath.dirname(target)], user=USER)["Id"]
+            self._client.api.exec_create(
+                self._container.id, ["realpath", "-m", "--", posixpath.dirname(target)], user=USER
+            )["Id"]
         )
         resolved = posixpath.join(decode(parent).strip(), posixpath.basename(target))
         _container_path(resolved)  # a link in a parent folder led out of the work dir
@@ -371,7 +383,9 @@ def _work_image(src: str | Path | None) -> str:
         tag = hashlib.sha256(repr(key).encode()).hexdigest()[:16]
         ref = f"codegym-work:{tag}"
         if not client.images.list(name=ref):
-            container = client.containers.create(base, ["/usr/bin/true"], volumes={p: {"bind": p, "mode": "ro"} for p in _ro_paths()})
+            container = client.containers.create(
+                base, ["/usr/bin/true"], volumes={p: {"bind": p, "mode": "ro"} for p in _ro_paths()}
+            )
             try:
                 buf = io.BytesIO()
                 with tarfile.open(fileobj=buf, mode="w") as tar:

@@ -89,11 +89,14 @@ class LocalSandbox(Sandbox):
     Args:
         limits: resource limits.
         workdir_from: host folder whose contents the work dir starts with (None: empty).
+
     """
 
     backend = "local"
 
-    def __init__(self, limits: Limits, workdir_from: str | Path | None = None, *, _layers: tuple[Layer, ...] | None = None) -> None:
+    def __init__(
+        self, limits: Limits, workdir_from: str | Path | None = None, *, _layers: tuple[Layer, ...] | None = None
+    ) -> None:
         setup = _host_setup()
         self.limits = limits
         self._uid = SANDBOX_UID if setup["as_root"] else None
@@ -122,13 +125,22 @@ class LocalSandbox(Sandbox):
         timeout = self.limits.timeout_s if timeout is None else timeout
         workdir = os.path.join(WORKDIR, cwd) if cwd else WORKDIR
         argv = ["/bin/sh", "-c", cmd] if isinstance(cmd, str) else list(cmd)
-        cgroup = RunCgroup.create(self.limits.memory_mb * 2**20, self.limits.max_processes) if setup["as_root"] else None
+        cgroup = (
+            RunCgroup.create(self.limits.memory_mb * 2**20, self.limits.max_processes) if setup["as_root"] else None
+        )
         fds = [os.open(p, os.O_PATH) for p in setup["ro_paths"]]
         work_fd = os.open(self._fs.path, os.O_PATH)
         info_r, info_w = os.pipe()
         block_r, block_w = os.pipe()
         try:
-            args = [*self._prlimit(cgroup is None), setup["bwrap"], "--info-fd", str(info_w), "--block-fd", str(block_r)]
+            args = [
+                *self._prlimit(cgroup is None),
+                setup["bwrap"],
+                "--info-fd",
+                str(info_w),
+                "--block-fd",
+                str(block_r),
+            ]
             args += ["--unshare-all", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
             args += ["--uid", str(_INNER_UID), "--gid", str(_INNER_UID)]
             for path, fd in zip(setup["ro_paths"], fds, strict=True):
@@ -349,7 +361,7 @@ def _communicate(
             if fd == in_fd:
                 assert pending is not None and proc.stdin
                 try:
-                    pending = pending[os.write(fd, pending[:65536]):]
+                    pending = pending[os.write(fd, pending[:65536]) :]
                 except BrokenPipeError:
                     pending = pending[:0]
                 if not pending:

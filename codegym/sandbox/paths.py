@@ -27,6 +27,7 @@ def inside(root: Path, path: str, *, follow_last: bool = True) -> Path:
         root: the host folder that commands see as ``/work``.
         path: the path as a command would name it.
         follow_last: resolve a link in the last component too (False when replacing it).
+
     """
     parts = list(_relative_parts(path))
     resolved: list[str] = []
