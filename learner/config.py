@@ -28,7 +28,7 @@ ALGORITHM_DEFAULTS: dict[str, dict[str, Any]] = {
     "grpo": {"loss_aggregation": "seq-mean-token-mean", "scale_rewards": True},
     "dr_grpo": {"loss_aggregation": "seq-mean-token-sum-norm", "scale_rewards": False},
     "dapo": {"loss_aggregation": "token-mean", "scale_rewards": True, "epsilon_high": 0.28,
-             "dynamic_sampling": True, "overlong_buffer": 16},
+             "dynamic_sampling": True, "overlong_buffer": "quarter"},
     "gspo": {"loss_aggregation": "seq-mean-token-mean", "scale_rewards": True,
              "epsilon": 3e-4, "epsilon_high": 4e-4},
     "gspo_token": {"loss_aggregation": "seq-mean-token-mean", "scale_rewards": True,
@@ -86,7 +86,8 @@ class LearnerConfig:
         dynamic_sampling (bool | None, default None): drop groups whose rewards are all
             equal (DAPO); None takes the algorithm's setting.
         overlong_buffer (int | None, default None, 0..max_new_tokens): DAPO soft overlong
-            punishment length L_cache; 0 or None (outside DAPO) turns it off.
+            punishment length L_cache; 0 turns it off; None: ``max_new_tokens // 4`` for DAPO,
+            else 0.
         beta (float, default 0.0, >= 0): weight of the k3 KL to the reference model
             (the policy at the start of RL); 0 loads no reference.
         num_iterations (int, default 1, >= 1): optimisation passes per batch (mu).
@@ -195,6 +196,8 @@ class LearnerConfig:
         for name in ("loss_aggregation", "scale_rewards", "dynamic_sampling", "overlong_buffer"):
             if getattr(self, name) is None:
                 setattr(self, name, defaults.get(name, False if name == "dynamic_sampling" else 0))
+        if self.overlong_buffer == "quarter":  # DAPO: the last quarter of the length budget
+            self.overlong_buffer = max(1, self.max_new_tokens // 4)
         if self.epsilon is None:
             self.epsilon = defaults.get("epsilon", 0.2)
         if self.epsilon_high is None:

@@ -78,7 +78,8 @@ def generate(model: torch.nn.Module, contexts: Sequence[Sequence[int]], max_new_
     ids, attn = ids.to(device), attn.to(device)
     pos = (attn.cumsum(-1) - 1).clamp(min=0)
     # transformers 5 names the KV cache ``cache``; 4.x named it ``past_key_values``.
-    cache_kw = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model  # peft wraps forward
+    cache_kw = "cache" if "cache" in inspect.signature(base.forward).parameters else "past_key_values"
     out = model(input_ids=ids, attention_mask=attn, position_ids=pos, use_cache=True, logits_to_keep=1)
     past, logits, last = getattr(out, cache_kw), out.logits[:, -1].float(), pos[:, -1]
     tokens = torch.zeros((b, max_new_tokens), dtype=torch.long)

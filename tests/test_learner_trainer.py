@@ -1,0 +1,161 @@
+"""The learner end to end on SpellEnv: rollouts, every algorithm, infra errors, resume, CLI."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+import torch
+from test_learner_toyenv import SpellEnv
+
+from codegym.learner.config import LearnerConfig
+from codegym.learner.loss import make_batch, token_logprobs
+from codegym.learner.rollout import RolloutSettings, rollout
+from codegym.learner.trainer import Trainer
+
+
+def small(tmp_path, **kw):
+    fields = dict(tiny_layers=1, tiny_hidden=32, tiny_heads=2, vocab_size=300, num_generations=4, tasks_per_step=2,
+                  max_new_tokens=6, steps=1, eval_tasks=2, progress=False, out_dir=str(tmp_path / "run"),
+                  learning_rate=1e-3)
+    fields.update(kw)
+    return LearnerConfig(**fields)
+
+
+def test_sampler_logprobs_equal_the_trainers_recomputed_logprobs(tmp_path):
+    tr = Trainer(small(tmp_path), env=SpellEnv())
+    samples = rollout(tr.model, tr.tokenizer, tr.envs, [("cat", 0), ("dog", 0), ("sun", 1)],
+                      RolloutSettings(max_new_tokens=6), torch.Generator().manual_seed(0))
+    batch = make_batch(samples, tr.tokenizer.pad_token_id)
+    with torch.no_grad():
+        logp, _ = token_logprobs(tr.model.eval(), batch, 1.0)
+    m = batch.mask.bool()
+    torch.testing.assert_close(logp[m], batch.sampler_logp[m], atol=1e-4, rtol=1e-4)
+    for s in samples:  # the action the env graded is exactly the decoded sampled tokens
+        ids = s.token_ids[:-1] if s.token_ids[-1] == tr.tokenizer.eos_token_id else s.token_ids
+        assert tr.tokenizer.decode(ids, skip_special_tokens=True) == s.text[0]
+
+
+def test_token_rewards_land_on_the_tokens_of_the_rewarded_characters(tmp_path):
+    tr = Trainer(small(tmp_path), env=SpellEnv())
+    samples = rollout(tr.model, tr.tokenizer, tr.envs, [("cat", 0)] * 8, RolloutSettings(max_new_tokens=6),
+                      torch.Generator().manual_seed(1))
+    for s in samples:
+        text, pos = s.text[0], 0
+        for tok, r in zip(s.token_ids, s.token_rewards):
+            piece = tr.tokenizer.decode([tok], skip_special_tokens=True)
+            good = any(i < 3 and text[i] == "cat"[i] for i in range(pos, pos + len(piece)))
+            assert (r > 0) == good
+            pos += len(piece)
+
+
+def test_multi_turn_observation_tokens_are_in_the_context_but_out_of_the_loss(tmp_path):
+    env = SpellEnv(max_turns=2)
+    tr = Trainer(small(tmp_path, max_turns=2), env=env)
+    samples = rollout(tr.model, tr.tokenizer, tr.envs, [("cat", 0)] * 4, tr.settings, torch.Generator().manual_seed(2))
+    two_turns = [s for s in samples if len(s.text) == 2]
+    assert two_turns, "a random model should miss 'cat' on the first turn"
+    for s in two_turns:
+        first = s.loss_mask.index(0)
+        n_obs = s.loss_mask[first:].index(1)
+        obs = tr.tokenizer.decode(s.token_ids[first: first + n_obs])
+        assert obs == f"not {s.text[0]!r}; try again\n"
+        assert all(lp == 0.0 for lp in s.sampler_logp[first: first + n_obs])
+
+
+ALGOS = [dict(algorithm=a) for a in ("grpo", "dr_grpo", "dapo", "gspo", "gspo_token", "bot_grpo", "pure")] + [
+    dict(beta=0.1), dict(num_iterations=2, seq_mask="carm"), dict(tis_cap=2.0), dict(allocation="vigor", vigor_initial=2),
+    dict(reward_transform="leap"), dict(erpo_keep=1, entropy_ceiling=5.0), dict(lora_rank=4),
+]
+
+
+@pytest.mark.parametrize("extra", ALGOS, ids=lambda d: ",".join(f"{k}={v}" for k, v in d.items()))
+def test_every_algorithm_runs_a_training_step_and_logs_finite_metrics(tmp_path, extra):
+    tr = Trainer(small(tmp_path, steps=2, **extra), env=SpellEnv())
+    before = [p.detach().clone() for p in tr.model.parameters() if p.requires_grad]
+    result = tr.train()
+    recs = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    train = [r for r in recs if r["kind"] == "train"]
+    assert len(train) == 2 and all(torch.isfinite(torch.tensor(r.get("loss", 0.0))) for r in train)
+    assert (tmp_path / "run" / "metrics.png").stat().st_size > 0 and result["after"]["n"] == 2
+    if any(abs(r.get("grad_norm", 0)) > 0 for r in train):
+        after = [p for p in tr.model.parameters() if p.requires_grad]
+        assert any(not torch.equal(a, b) for a, b in zip(after, before))
+
+
+def test_infra_error_samples_are_dropped_not_learned_as_zero(tmp_path):
+    tr = Trainer(small(tmp_path, steps=1, tasks_per_step=3), env=SpellEnv(fail_every=3))
+    rec = tr.train_step()
+    assert rec["infra_dropped"] == 4  # 12 graded steps, every 3rd broke
+    assert rec["samples_used"] == 8
+
+
+def test_training_resumes_from_the_checkpoint_at_the_step_it_stopped(tmp_path):
+    Trainer(small(tmp_path, steps=2, sft_steps=2), env=SpellEnv()).train()
+    resumed = Trainer(small(tmp_path, steps=3, sft_steps=2, resume=True), env=SpellEnv())
+    assert resumed.step == 2 and resumed.sft_done
+    out = resumed.train()
+    assert out["steps"] == 3
+    recs = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in recs if r["kind"] == "train"] == [1, 2, 3]
+
+
+def test_same_seed_gives_the_same_run(tmp_path):
+    a = Trainer(small(tmp_path / "a", steps=2), env=SpellEnv()).train()["history"]
+    b = Trainer(small(tmp_path / "b", steps=2), env=SpellEnv()).train()["history"]
+    assert [r["reward"] for r in a] == [r["reward"] for r in b]
+    assert [r["loss"] for r in a] == pytest.approx([r["loss"] for r in b])
+
+
+def test_offline_mode_trains_from_logged_jsonl_without_an_env(tmp_path):
+    log = tmp_path / "log.jsonl"
+    rows = [{"prompt": "spell cat", "completion": c, "reward": r, "task_id": "cat",
+             "token_rewards": [[0, 1, 1.0]] if c[0] == "c" else []}
+            for c, r in (("cat", 1.0), ("cot", 0.67), ("dog", 0.0))]
+    rows.append({"prompt": "spell cat", "completion": "x", "reward": 0.0, "infra_error": "crash"})
+    log.write_text("\n".join(json.dumps(r) for r in rows))
+    tr = Trainer(small(tmp_path, offline_data=str(log), steps=2, algorithm="bot_grpo"))
+    out = tr.train()
+    assert out["steps"] == 2 and out["history"][0]["samples_used"] == 3
+
+
+def test_sft_warm_start_lowers_the_loss_on_gold_actions(tmp_path):
+    tr = Trainer(small(tmp_path, sft_steps=40, sft_learning_rate=3e-3), env=SpellEnv())
+    losses = tr.warm_start()
+    assert losses[-1] < 0.5 * losses[0]
+
+
+def test_cli_trains_a_registered_env_and_rejects_bad_config(tmp_path, capsys):
+    from codegym.learner.cli import main
+
+    out = tmp_path / "cli"
+    assert main(["env_id=LearnerSpell-v0", "steps=1", "tiny_layers=1", "tiny_hidden=32", "vocab_size=300",
+                 "num_generations=2", "tasks_per_step=1", "max_new_tokens=4", "eval_tasks=1", "progress=false",
+                 f"out_dir={out}"]) == 0
+    assert (out / "metrics.jsonl").exists() and (out / "checkpoint" / "state.pt").exists()
+    assert main(["tiny_hidden=30", "tiny_heads=4"]) == 2
+    assert "tiny_hidden (30) must be divisible by tiny_heads (4)" in capsys.readouterr().err
+
+
+def test_config_cross_field_errors_name_both_fields():
+    with pytest.raises(ValueError, match=r"epsilon_high \(0.1\) must be >= epsilon \(0.2\)"):
+        LearnerConfig(epsilon=0.2, epsilon_high=0.1)
+    with pytest.raises(ValueError, match=r"overlong_buffer \(99\) must be <= max_new_tokens \(64\)"):
+        LearnerConfig(overlong_buffer=99)
+    with pytest.raises(ValueError, match="did you mean steps"):
+        LearnerConfig.from_dict({}, ["stepz=1"])
+
+
+def test_choosing_an_algorithm_sets_its_papers_defaults_unless_overridden():
+    dapo = LearnerConfig(algorithm="dapo")
+    assert (dapo.epsilon_high, dapo.loss_aggregation, dapo.dynamic_sampling) == (0.28, "token-mean", True)
+    dr = LearnerConfig(algorithm="dr_grpo")
+    assert (dr.scale_rewards, dr.loss_aggregation) == (False, "seq-mean-token-sum-norm")
+    dapo_seq = LearnerConfig(algorithm="dapo", loss_aggregation="seq-mean-token-mean")
+    assert dapo_seq.loss_aggregation == "seq-mean-token-mean"
+
+
+def test_the_learner_never_imports_a_codegym_family():
+    code = ("import sys, codegym.learner.trainer, codegym.learner.cli, codegym.learner.demo;"
+            "bad=[m for m in sys.modules if m.startswith('codegym.envs')]; assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True)
