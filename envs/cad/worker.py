@@ -1,0 +1,330 @@
+"""Host side of CAD execution: a warm sandboxed worker, and the cold one-process baseline.
+
+Why not ``Sandbox.run`` per attempt: importing cadquery costs seconds, and the local
+sandbox kills everything when ``run`` returns, so no warm process can live across runs.
+:class:`WarmWorker` therefore starts one long-lived bubblewrap process itself, with the
+same isolation as :class:`codegym.sandbox.local.LocalSandbox` (same namespaces, read-only
+system, one writable work dir, unprivileged uid, a cgroup for memory and processes) over
+that sandbox's own work dir. Inside, ``server.py`` forks a fresh child per attempt. The
+core should offer this as ``Sandbox.spawn(cmd, env=None, cwd=None) -> SandboxProcess``
+(stdin/stdout pipes, ``poll``, ``kill``; killed at ``close``); until then this module reuses
+the local backend's private setup helpers.
+
+:class:`ColdRunner` runs each attempt as ``sandbox.run(["python", "-c", server, "--once"])``
+in any backend: a fresh interpreter that imports cadquery every time (the benchmark's
+baseline, and the fallback for backends other than ``local``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import weakref
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from codegym.errors import InfraError
+from codegym.sandbox import Sandbox, create
+from codegym.sandbox.paths import inside
+
+SERVER_SOURCE = (Path(__file__).parent / "server.py").read_text(encoding="utf-8")
+SERVER_ARGV = [sys.executable, "-c", f"exec(compile({SERVER_SOURCE!r}, '<cad-server>', 'exec'))"]
+START_TIMEOUT_S = 120.0
+
+
+@dataclass
+class RawAttempt:
+    """What the worker reports about one attempt, before any grading.
+
+    Attributes:
+        meta: the child's ``meta.json`` (untrusted: only counts and errors are read from it).
+        arrays: the child's ``mesh.npz`` arrays (untrusted: validated by the grader).
+        output: what the code printed (first 2000 characters).
+        timed_out: killed at the wall-clock limit.
+        memory: killed for memory (address-space rlimit or cgroup OOM).
+        killed: the worker died or was killed by the attempt (signal number or reason).
+        seconds: wall-clock seconds in the worker.
+    """
+
+    meta: dict[str, Any] = field(default_factory=dict)
+    arrays: dict[str, Any] = field(default_factory=dict)
+    output: str = ""
+    timed_out: bool = False
+    memory: bool = False
+    killed: str | None = None
+    seconds: float = 0.0
+
+
+class _Base:
+    def __init__(self, sandbox_spec: dict[str, Any], timeout_s: float, memory_mb: int) -> None:
+        self.sandbox_spec = dict(sandbox_spec)
+        self.timeout_s, self.memory_mb = timeout_s, memory_mb
+        self._count = 0
+        self._lock = threading.Lock()
+        self.refs = 1
+
+    def _request(self, steps: list[dict[str, Any]], source: str, final: str, tol: float) -> dict[str, Any]:
+        self._count += 1
+        return {
+            "id": self._count, "dir": f"a{self._count}", "steps": steps, "source": source, "final": final,
+            "timeout": self.timeout_s, "cpu": max(1, int(self.timeout_s) + 1), "mem_mb": self.memory_mb, "tol": tol,
+        }
+
+    @staticmethod
+    def _collect(sandbox: Sandbox, folder: str, raw: RawAttempt) -> RawAttempt:
+        import io
+
+        import numpy as np
+
+        try:
+            raw.meta = json.loads(sandbox.read_file(f"{folder}/meta.json"))
+            if not isinstance(raw.meta, dict):
+                raise ValueError("meta.json is not an object")
+        except Exception:  # noqa: BLE001 - no or forged summary: the child did not finish
+            raw.meta = {}
+        try:
+            with np.load(io.BytesIO(sandbox.read_file(f"{folder}/mesh.npz")), allow_pickle=False) as z:
+                raw.arrays = {k: z[k] for k in z.files}
+        except Exception:  # noqa: BLE001
+            raw.arrays = {}
+        try:
+            raw.output = sandbox.read_file(f"{folder}/output.log")[:2000].decode("utf-8", "replace")
+        except Exception:  # noqa: BLE001
+            raw.output = ""
+        host = getattr(sandbox, "host_path", None)
+        if host is not None:
+            # rmtree never follows links, and ``inside`` refuses a folder swapped for a link out.
+            target = inside(Path(host), folder, follow_last=False)
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target, ignore_errors=True)
+        return raw
+
+
+class WarmWorker(_Base):
+    """A long-lived sandboxed cadquery process that forks one child per attempt.
+
+    Args:
+        sandbox_spec: arguments of :func:`codegym.sandbox.create` (backend must be local).
+        timeout_s: wall-clock seconds per attempt.
+        memory_mb: address space an attempt may add to the warm worker's.
+    """
+
+    def __init__(self, sandbox_spec: dict[str, Any], timeout_s: float = 30.0, memory_mb: int = 2048) -> None:
+        super().__init__(sandbox_spec, timeout_s, memory_mb)
+        self._sandbox: Sandbox | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._cgroup: Any = None
+        self._finalizer: weakref.finalize | None = None
+
+    def start(self) -> None:
+        """Start the worker (imports cadquery: seconds); raises InfraError when it cannot."""
+        from codegym.sandbox.cgroups import RunCgroup
+        from codegym.sandbox.local import _INNER_UID, WORKDIR, _host_setup
+
+        spec = {k: v for k, v in self.sandbox_spec.items() if k != "backend"}
+        spec.setdefault("memory_mb", self.memory_mb + 1536)
+        spec.setdefault("max_processes", 64)
+        spec["cpu_s"] = 10**7  # the server lives long; each child gets its own CPU rlimit
+        sandbox = create("local", **spec)
+        lim = sandbox.limits
+        setup = _host_setup()
+        cgroup = RunCgroup.create(lim.memory_mb * 2**20, lim.max_processes) if setup["as_root"] else None
+        fds = [os.open(p, os.O_PATH) for p in setup["ro_paths"]]
+        work_fd = os.open(sandbox.host_path, os.O_PATH)  # type: ignore[attr-defined]
+        info_r, info_w = os.pipe()
+        block_r, block_w = os.pipe()
+        # Same isolation as LocalSandbox.run: prlimit caps, then bwrap waits on --block-fd
+        # until we have put it in the cgroup.
+        args = ["prlimit", f"--cpu={lim.cpu_s}", f"--fsize={lim.max_file_mb * 2**20}", "--core=0"]
+        if cgroup is None:
+            args += [f"--nproc={lim.max_processes}"]
+        args += ["--", setup["bwrap"], "--info-fd", str(info_w), "--block-fd", str(block_r)]
+        args += ["--unshare-all", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
+        args += ["--uid", str(_INNER_UID), "--gid", str(_INNER_UID)]
+        for path, fd in zip(setup["ro_paths"], fds, strict=True):
+            args += ["--ro-bind-fd", str(fd), path]
+        for link in ("bin", "lib", "lib64", "sbin"):
+            if os.path.islink(f"/{link}"):
+                args += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
+        args += ["--bind-fd", str(work_fd), WORKDIR, "--proc", "/proc", "--dev", "/dev"]
+        args += ["--size", str(lim.disk_mb * 2**20), "--tmpfs", "/tmp", "--chdir", WORKDIR, "--"]
+        env = {"PATH": f"{sys.prefix}/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "TMPDIR": "/tmp",
+               "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1", "CAD_WORK": WORKDIR}
+        uid = getattr(sandbox, "_uid", None)
+        drop = {"user": uid, "group": uid, "extra_groups": []} if uid is not None else {}
+        try:
+            proc = subprocess.Popen(
+                args + SERVER_ARGV, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                env=env, pass_fds=[*fds, work_fd, info_w, block_r], start_new_session=True, **drop,
+            )
+        except OSError as exc:
+            for fd in (*fds, work_fd, info_r, info_w, block_r, block_w):
+                os.close(fd)
+            sandbox.close()
+            if cgroup:
+                cgroup.remove()
+            raise InfraError(f"could not start the CAD worker under bubblewrap: {exc}") from exc
+        for fd in (*fds, work_fd, info_w, block_r):
+            os.close(fd)
+        if cgroup:
+            _join_cgroup(cgroup, proc.pid, info_r)
+        os.write(block_w, b"go")
+        os.close(info_r)
+        os.close(block_w)
+        self._sandbox, self._proc, self._cgroup = sandbox, proc, cgroup
+        self._finalizer = weakref.finalize(self, _shutdown, proc, cgroup, sandbox)
+        line = self._readline(START_TIMEOUT_S)
+        if line != "ready":
+            self.stop()
+            raise InfraError(
+                f"the CAD worker did not start (expected 'ready', got {line!r}); check that cadquery "
+                f"imports in {sys.executable} (pip install cadquery) and that bubblewrap works"
+            )
+
+    def _readline(self, timeout: float) -> str | None:
+        assert self._proc and self._proc.stdout
+        fd = self._proc.stdout.fileno()
+        deadline = time.monotonic() + timeout
+        buf = b""
+        while not buf.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None
+            chunk = os.read(fd, 1)
+            if not chunk:
+                return None
+            buf += chunk
+        return buf.decode("utf-8", "replace").strip()
+
+    @property
+    def alive(self) -> bool:
+        """The worker process is running."""
+        return self._proc is not None and self._proc.poll() is None
+
+    def execute(self, steps: list[dict[str, Any]], source: str, final: str = "result", tol: float = 1e-3) -> RawAttempt:
+        """Run one attempt in a fresh forked child; restarts the worker when it died before."""
+        with self._lock:
+            if not self.alive:
+                self.stop()
+                self.start()
+            assert self._proc and self._proc.stdin and self._sandbox
+            req = self._request(steps, source, final, tol)
+            oom_before = self._cgroup.oom_kills() if self._cgroup else 0
+            started = time.monotonic()
+            try:
+                self._proc.stdin.write((json.dumps(req) + "\n").encode())
+                self._proc.stdin.flush()
+                line = self._readline(self.timeout_s + 15.0)
+            except OSError:
+                line = None
+            raw = RawAttempt(seconds=time.monotonic() - started)
+            oom = bool(self._cgroup and self._cgroup.oom_kills() > oom_before)
+            reply: dict[str, Any] = {}
+            try:
+                reply = json.loads(line) if line else {}
+            except ValueError:
+                reply = {}
+            if not isinstance(reply, dict) or reply.get("id") != req["id"]:
+                # The worker died, hung or answered out of turn: the attempt's doing (it is the
+                # only untrusted code that ran). Start a clean worker for the next attempt.
+                raw.killed = "worker killed or hung during the attempt"
+                raw.timed_out = raw.seconds >= self.timeout_s
+                raw.memory = oom
+                self.stop()
+                return raw
+            raw.timed_out = bool(reply.get("timed_out"))
+            sig = reply.get("signal")
+            raw.memory = oom or reply.get("exit") == 3 or (sig == 9 and not raw.timed_out)
+            if sig is not None and not raw.timed_out:
+                raw.killed = f"signal {sig}"
+            return self._collect(self._sandbox, req["dir"], raw)
+
+    def stop(self) -> None:
+        """Kill the worker and release its sandbox and cgroup; idempotent."""
+        if self._finalizer is not None:
+            self._finalizer()
+        self._finalizer = None
+        self._proc = self._sandbox = self._cgroup = None
+
+    close = stop
+
+
+def _join_cgroup(cgroup: Any, bwrap_pid: int, info_fd: int) -> None:
+    """Put bwrap and its first child in the cgroup before the server starts (as local.py does)."""
+    ready, _, _ = select.select([info_fd], [], [], 10)
+    data = os.read(info_fd, 4096) if ready else b""
+    cgroup.add(bwrap_pid)
+    try:
+        child = int(json.loads(data or b"{}").get("child-pid", 0))
+    except ValueError:
+        child = 0
+    if child:
+        cgroup.add(child)
+        try:
+            for grandchild in Path(f"/proc/{child}/task/{child}/children").read_text().split():
+                cgroup.add(int(grandchild))
+        except OSError:
+            pass
+
+
+def _shutdown(proc: subprocess.Popen[bytes], cgroup: Any, sandbox: Sandbox) -> None:
+    import signal
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    if cgroup:
+        cgroup.kill_all()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+    for stream in (proc.stdin, proc.stdout):
+        if stream:
+            try:
+                stream.close()
+            except OSError:
+                pass
+    if cgroup:
+        cgroup.remove()
+    sandbox.close()
+
+
+class ColdRunner(_Base):
+    """One fresh interpreter per attempt via ``Sandbox.run`` (any backend; imports cadquery each time)."""
+
+    def __init__(self, sandbox_spec: dict[str, Any], timeout_s: float = 30.0, memory_mb: int = 2048) -> None:
+        super().__init__(sandbox_spec, timeout_s, memory_mb)
+        self._sandbox: Sandbox | None = None
+
+    def execute(self, steps: list[dict[str, Any]], source: str, final: str = "result", tol: float = 1e-3) -> RawAttempt:
+        """Run one attempt in a new sandboxed interpreter."""
+        with self._lock:
+            if self._sandbox is None:
+                spec = dict(self.sandbox_spec)
+                spec.setdefault("memory_mb", self.memory_mb + 1536)
+                self._sandbox = create(**spec)
+            req = self._request(steps, source, final, tol)
+            # Importing cadquery is part of the cost being measured, and of the time allowed.
+            res = self._sandbox.run(["python3", "-c", SERVER_ARGV[2], "--once"], timeout=self.timeout_s + 20,
+                                    stdin=json.dumps(req) + "\n", env={"CAD_WORK": "/sandbox", "OMP_NUM_THREADS": "1"})
+            raw = RawAttempt(seconds=res.duration_s, timed_out=res.timed_out, memory=res.oom_killed)
+            if not res.ok and not res.timed_out:
+                raw.killed = f"exit {res.exit_code}"
+            return self._collect(self._sandbox, req["dir"], raw)
+
+    def stop(self) -> None:
+        """Release the sandbox; idempotent."""
+        if self._sandbox is not None:
+            self._sandbox.close()
+            self._sandbox = None
+
+    close = stop
