@@ -5,5 +5,6 @@ This package only re-exports; registration lives in ``codegym.registration``.
 
 from .env import CodeGenEnv
 from .generate import generate_tasks
+from .optimization import CodeOptimizationEnv
 
-__all__ = ["CodeGenEnv", "generate_tasks"]
+__all__ = ["CodeGenEnv", "CodeOptimizationEnv", "generate_tasks"]

@@ -257,6 +257,116 @@ def worker(spec, start, wfd):
         send(msg)
 
 
+def bench_worker(code_text, entry, tests, cmd_fd, wfd):
+    """Serve timing commands for one code: ``p i`` prepares test i's args, ``g`` calls.
+
+    The reply to ``g`` is the sha256 of the result's JSON form; the runner checks it against
+    digests it reads only after every worker has started, so a reply cannot be forged before
+    the real call has finished.
+    """
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    sys.stdout = sys.stderr = io.StringIO()
+    import hashlib
+
+    ns = {"__name__": "solution"}
+    try:
+        exec(compile(code_text, SOLUTION_NAME, "exec"), ns)
+        fn = ns[entry]
+    except BaseException:  # noqa: BLE001 - reported as a failed measurement
+        return
+    os.write(wfd, b"ready\n")
+    cmds = os.fdopen(cmd_fd, "rb", buffering=0)
+    args = None
+    while True:
+        line = cmds.readline().strip()
+        if not line:
+            return
+        if line.startswith(b"p "):
+            args = json.loads(tests[int(line[2:])])
+            os.write(wfd, b"ok\n")
+        else:
+            result = fn(*args)
+            digest = hashlib.sha256(json.dumps(encode(result), sort_keys=True).encode()).hexdigest()
+            os.write(wfd, (digest + "\n").encode())
+
+
+def _cpu_clock(pid):
+    """Clock id of a process's CPU time (Linux MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED))."""
+    return ctypes.c_int32(((~pid) << 3) | 2).value
+
+
+def _reply(r, timeout):
+    buf = b""
+    deadline = time.monotonic() + timeout
+    while not buf.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([r], [], [], left)[0]:
+            return None
+        chunk = os.read(r, 4096)
+        if not chunk:
+            return None
+        buf += chunk
+    return buf.strip().split(b"\n")[-1].decode("ascii", "replace")
+
+
+def run_bench(bench, meta):
+    """CPU cost of each code on each test, measured from outside the code's process.
+
+    Every code loads in its own worker first; the expected digests are read from stdin
+    only then. Calls are interleaved (repeat -> test -> code) so that drift of the machine
+    hits every code alike. A call's cost is the worker process's CPU clock difference
+    around it, read by the runner, never reported by the worker.
+    """
+    tests = [json.dumps(a) for a in bench["tests"]]
+    timeout = float(bench.get("timeout", 30))
+    workers = []
+    for code_text in bench["codes"]:
+        r, w = os.pipe()
+        cr, cw = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            os.close(cw)
+            os.setsid()
+            try:
+                bench_worker(code_text, bench["entry_point"], tests, cr, w)
+            finally:
+                os._exit(0)
+        os.close(w)
+        os.close(cr)
+        ok = _reply(r, float(bench.get("load_timeout", 10))) == "ready"
+        workers.append({"pid": pid, "r": r, "cw": cw, "alive": ok, "ns": [[] for _ in tests], "wall": [[] for _ in tests]})
+    digests = read_line(0).split()
+    for _ in range(int(bench["repeats"])):
+        for i in range(len(tests)):
+            for wk in workers:
+                if not wk["alive"]:
+                    continue
+                os.write(wk["cw"], f"p {i}\n".encode())
+                if _reply(wk["r"], timeout) != "ok":
+                    wk["alive"] = False
+                    continue
+                clk = _cpu_clock(wk["pid"])
+                c0, w0 = time.clock_gettime_ns(clk), time.monotonic_ns()
+                os.write(wk["cw"], b"g\n")
+                got = _reply(wk["r"], timeout)
+                c1, w1 = time.clock_gettime_ns(clk), time.monotonic_ns()
+                if got is None or got != digests[i]:
+                    wk["alive"] = False
+                    meta.setdefault("bench_wrong", []).append(workers.index(wk))
+                    continue
+                wk["ns"][i].append(c1 - c0)
+                wk["wall"][i].append(w1 - w0)
+    for wk in workers:
+        _kill(wk["pid"])
+        os.close(wk["r"])
+        os.close(wk["cw"])
+    meta["costs"] = [wk["ns"] if wk["alive"] else None for wk in workers]
+    meta["walls"] = [wk["wall"] if wk["alive"] else None for wk in workers]
+
+
 def _line_of(exc):
     tb = exc.__traceback__
     line = getattr(exc, "lineno", None) if isinstance(exc, SyntaxError) else None
@@ -385,7 +495,9 @@ def main():
     non_dumpable()
     results = [None] * len(spec["tests"])
     meta = {}
-    if spec.get("run"):
+    if spec.get("bench"):
+        run_bench(spec["bench"], meta)
+    elif spec.get("run"):
         run_program(spec, results, meta)
     else:
         run_python(spec, results, meta)

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import fn_easy, fn_hard, fn_medium, fn_task, io_tasks, stdio
+from . import fn_easy, fn_hard, fn_medium, fn_task, io_tasks, opt, stdio
 
 FUNCTION_BATCHES = (fn_easy, fn_medium, fn_hard)
 STDIO_BATCHES = (stdio,)
@@ -23,6 +23,7 @@ def build_all() -> dict[str, list[dict[str, Any]]]:
     return {
         "functions.jsonl": [fn_task(p, i) for i, p in enumerate(fns)],
         "stdio.jsonl": [t for i, p in enumerate(ios) for t in io_tasks(p, i)],
+        "../codeopt/problems.jsonl": [opt.opt_task(p, i) for i, p in enumerate(opt.PROBLEMS)],
     }
 
 
@@ -32,6 +33,7 @@ def main() -> None:
     ap.add_argument("--out", default=str(Path(__file__).resolve().parents[3] / "assets" / "codegen"))
     out = Path(ap.parse_args().out)
     out.mkdir(parents=True, exist_ok=True)
+    (out.parent / "codeopt").mkdir(exist_ok=True)
     for name, tasks in build_all().items():
         with open(out / name, "w", encoding="utf-8") as f:
             for t in tasks:

@@ -1,0 +1,189 @@
+"""CodeOptimization-v0: make a slow but correct Python function faster (RLPF-style)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+import statistics
+from typing import Any, ClassVar
+
+from codegym.core import Outcome, Task, extract_code
+from codegym.errors import InfraError, TaskFormatError
+
+from .audit import audit
+from .env import CodeGenEnv
+from .grading import RunResult, run_attempt
+
+#: Staged reward of programs that are not correct, by how far they got.
+R_NO_CODE, R_SYNTAX, R_RUNTIME, R_WRONG_BASE, R_WRONG_SPAN, R_CORRECT = 0.0, 0.05, 0.1, 0.1, 0.2, 0.4
+#: Share of the way from baseline to expert cost that earns the full speed reward.
+FULL_SPEED_AT = 0.95
+OFFLOAD_RE = re.compile(r"\b(?:subprocess|multiprocessing|os\.fork|os\.spawn|os\.system|os\.popen|threading|concurrent\.futures)\b")
+
+
+class CodeOptimizationEnv(CodeGenEnv):
+    """Optimise a correct but slow Python function; faster earns more.
+
+    ## Description
+    Each task shows a correct but slow function (the *baseline*) and asks for a faster
+    one with the same behaviour. The attempt must first pass the correctness tests and the
+    large optimisation tests (inputs big enough that complexity class shows). Then its cost
+    is measured against the baseline and the expert reference in the same sandboxed run.
+
+    Cost measure: perf's hardware instruction counter is unsupported on this machine (a VM
+    without a PMU) and callgrind slows Python ~100x, so the cost is CPU time: the CPU clock
+    of the code's own worker process, read by the runner from outside that process around
+    each call (the code cannot patch or report it), calls interleaved (repeat -> test ->
+    code) so machine drift hits every code alike, each code's cost the sum over
+    optimisation tests of the minimum over ``repeats`` (contention only ever adds time, so
+    the minimum is the least noisy estimate of the code's own cost). A call's reply carries the digest of
+    its result, checked against digests the runner receives only after every worker
+    started, so a fake "done" cannot cut a measurement short. The coefficient of variation
+    over repeats is reported as the noise (``verdict["noise_cv"]``).
+
+    ## Action
+    Text: the completion; the code is its last ```python block (or the raw text).
+
+    ## Observation
+    Text: the prompt with the baseline code.
+
+    ## Reward
+    Staged (``reward_components``: ``syntax``, ``execution``, ``pass_rate``, ``correct``,
+    ``speedup``, ``improvement``):
+
+    * no code: 0; syntax error: 0.05; runtime error or timeout: 0.1;
+    * wrong answer: ``0.1 + 0.2 * pass_rate``;
+    * correct: ``0.4 + 0.6 * min(1, s / 0.95)`` with ``s = clip((t_base - t) / (t_base -
+      t_expert), 0, 1)`` (reaching 95% of the way to the expert earns the full reward).
+
+    ``improvement = t_base / t``. ``verdict["percentile"]``: the share of the reference
+    solutions (baseline, expert, others) slower than the attempt; ``top50`` / ``top30``:
+    the attempt is at least as fast as 50% / 70% of them. ``token_rewards``: as CodeGen-v0
+    (fault localisation while not correct). ``audit``: CodeGen-v0's flags plus
+    ``offloads_work`` (subprocesses / threads, whose CPU the worker's clock would miss).
+
+    ## Starting state
+    A problem drawn with the seed (``options``: ``task_id``, ``split``, ``difficulty``).
+
+    ## Episode end
+    Termination after the attempt (single turn; with ``max_turns=K`` when the attempt
+    reaches the full reward). Truncation at ``max_turns``.
+
+    ## Arguments
+    As CodeGen-v0 (``reward_mode`` is ignored), plus ``repeats`` (calls per code and test,
+    default 5) and ``perf_timeout`` (seconds per optimisation call, default 20).
+
+    ## Version history
+    * v0: first version.
+    """
+
+    bundled_tasks: ClassVar[str] = "codeopt"
+
+    def __init__(self, *args: Any, repeats: int = 5, perf_timeout: float = 20.0, **kwargs: Any) -> None:
+        if repeats < 1:
+            raise ValueError(f"repeats must be >= 1, got {repeats}")
+        super().__init__(*args, **kwargs)
+        self.repeats, self.perf_timeout = repeats, perf_timeout
+
+    def parse_task(self, task: Task) -> Task:
+        """CodeGen format plus ``perf_tests``, ``baseline`` and ``gold`` (the expert)."""
+        task = super().parse_task(task)
+        for key in ("perf_tests", "baseline", "gold"):
+            if key not in task.data:
+                raise TaskFormatError(task.source, key, f"missing in optimisation task {task.id!r}")
+        if task["kind"] != "function":
+            raise TaskFormatError(task.source, "kind", f"optimisation tasks are function-call tasks; {task.id!r} is {task['kind']!r}")
+        return task
+
+    def _grade(self, action: str) -> Outcome:
+        assert self.episode is not None
+        task = self.episode.task
+        found = extract_code(action, "python")
+        comp = {"syntax": 0.0, "execution": 0.0, "pass_rate": 0.0, "correct": 0.0, "speedup": 0.0, "improvement": 0.0}
+        if found is None:
+            return Outcome(R_NO_CODE, comp, "No code found: reply with the function in a ```python block.",
+                           verdict={"stage": "no_code"})
+        code = found.code
+        tests = list(task["tests"]) + list(task["perf_tests"])
+        result = run_attempt(self._ensure_sandbox(), code, kind="function", language="python", tests=tests,
+                             entry_point=task["entry_point"], timeout=self.perf_timeout, trace=self.trace)
+        flags = audit(code, "python", "function", [t["expected"] for t in tests], result.flags)
+        if OFFLOAD_RE.search(code):
+            flags.append("offloads_work")
+        comp.update(syntax=float(result.syntax_ok), execution=result.executed_rate, pass_rate=result.pass_rate)
+        from . import faultloc  # local: only the not-correct path needs it
+
+        spans = faultloc.token_rewards(code, found.start, result)
+        if not result.syntax_ok:
+            return self._done(R_SYNTAX, comp, "Does not compile: " + result.load_trace[-800:], spans, "syntax_error", flags)
+        if result.passed < len(tests):
+            stage, rew = self._failure_stage(result)
+            return self._done(rew, comp, self._feedback(task, result), spans, stage, flags)
+        comp["correct"] = 1.0
+        costs, noise = self._measure(task, code)
+        t_base, t_exp, t = costs[0], costs[1], costs[-1]
+        if t is None:
+            return self._done(R_RUNTIME, comp, "The function failed while being timed.", [], "bench_error", flags)
+        s = min(1.0, max(0.0, (t_base - t) / (t_base - t_exp))) if t_base > t_exp else float(t <= t_base)
+        comp["speedup"] = min(1.0, s / FULL_SPEED_AT)
+        comp["improvement"] = t_base / max(t, 1)
+        rew = R_CORRECT + (1 - R_CORRECT) * comp["speedup"]
+        refs = [c for c in costs[:-1] if c is not None]
+        slower = sum(c > t for c in refs) / len(refs)
+        at_least = sum(c >= t for c in refs) / len(refs)
+        verdict = {"stage": "correct", "cost_ns": t, "baseline_ns": t_base, "expert_ns": t_exp,
+                   "reference_ns": costs[:-1], "percentile": slower, "top50": at_least >= 0.5, "top30": at_least >= 0.7,
+                   "noise_cv": noise, "measure": "worker CPU clock, min of repeats"}
+        fb = (f"Correct. Cost {t / 1e6:.2f} ms vs baseline {t_base / 1e6:.2f} ms and expert {t_exp / 1e6:.2f} ms "
+              f"({comp['improvement']:.1f}x faster than the baseline).")
+        out = Outcome(rew, comp, fb, [], verdict, audit_flags=sorted(set(flags)),
+                      audit_reward=self.floor_reward if flags else rew,
+                      terminated=self.max_turns == 1 or rew >= 1.0)
+        return out
+
+    def _failure_stage(self, result: RunResult) -> tuple[str, float]:
+        if any(t.status in ("error", "timeout") for t in result.tests) or not result.loaded:
+            return "runtime_error", R_RUNTIME
+        return "wrong_answer", R_WRONG_BASE + R_WRONG_SPAN * result.pass_rate
+
+    def _done(self, rew: float, comp: dict[str, float], feedback: str, spans: list[tuple[int, int, float]],
+              stage: str, flags: list[str]) -> Outcome:
+        return Outcome(rew, comp, feedback, spans, {"stage": stage}, audit_flags=sorted(set(flags)),
+                       audit_reward=self.floor_reward if flags else rew, terminated=self.max_turns == 1)
+
+    def _measure(self, task: Task, code: str) -> tuple[list[int | None], float]:
+        """Costs (ns) of the references then the attempt, and the largest CV over repeats."""
+        refs = list(task.get("references") or [task["baseline"], task["gold"]])
+        if refs[:2] != [task["baseline"], task["gold"]]:
+            refs = [task["baseline"], task["gold"]] + [r for r in refs if r not in (task["baseline"], task["gold"])]
+        codes = refs + [code]
+        perf = task["perf_tests"]
+        spec = {"kind": "function", "tests": [], "timeout": self.perf_timeout,
+                "bench": {"codes": codes, "entry_point": task["entry_point"], "tests": [t["args"] for t in perf],
+                          "repeats": self.repeats, "timeout": self.perf_timeout}}
+        digests = " ".join(hashlib.sha256(json.dumps(t["expected"], sort_keys=True).encode()).hexdigest() for t in perf)
+        nonce = secrets.token_hex(16)
+        body = json.dumps(spec).encode()
+        stdin = str(len(body)).encode() + b"\n" + body + digests.encode() + b"\n" + nonce.encode() + b"\n"
+        budget = len(codes) * len(perf) * self.repeats * self.perf_timeout + 30
+        sb = self._ensure_sandbox()
+        res = sb.run(["python3", "-I", ".cg_runner.py"], timeout=budget, stdin=stdin)
+        m = re.search(re.escape(nonce) + r" (.*) " + re.escape(nonce), res.stdout)
+        if m is None:
+            raise InfraError(f"the timing run did not report: exit {res.exit_code}, {res.stderr[-300:]}")
+        raw = json.loads(m.group(1))["meta"].get("costs") or []
+        costs: list[int | None] = []
+        cvs = []
+        for per_test in raw:
+            if per_test is None:
+                costs.append(None)
+                continue
+            costs.append(int(sum(min(ns) for ns in per_test)))
+            totals = [sum(rep) for rep in zip(*per_test, strict=True)]
+            if len(totals) > 1 and statistics.mean(totals) > 0:
+                cvs.append(statistics.stdev(totals) / statistics.mean(totals))
+        if costs[0] is None or costs[1] is None:
+            raise InfraError(f"the baseline or the expert of {task.id!r} failed while being timed")
+        return costs, max(cvs) if cvs else 0.0
