@@ -11,15 +11,24 @@ from rich.table import Table
 from rich.text import Text
 
 import codegym  # noqa: F401 - registers the ids
+from codegym.core import CodeEnv
 
 #: Envs the demo plays: fast ones that need nothing beyond scripts/setup.sh.
 DEMO_ENVS = ("CodeGen-v0", "CodeRepair-v0", "ImageToSVG-v0")
 
 
+def code_env(env: gym.Env) -> CodeEnv:
+    """The CodeEnv under Gymnasium's wrappers; a clear error for an env that is not one."""
+    base = env.unwrapped
+    if not isinstance(base, CodeEnv):
+        raise TypeError(f"{env.spec.id if env.spec else env} is not a codegym env (CodeEnv subclass)")
+    return base
+
+
 def policy_action(env: gym.Env, policy: str) -> str:
     """The action of ``policy``: gold, random (the action space's sample) or a file's text."""
     if policy == "gold":
-        return env.unwrapped.gold_action()
+        return code_env(env).gold_action()
     if policy == "random":
         return str(env.action_space.sample())
     path = Path(policy)
@@ -66,8 +75,7 @@ def play_episode(
 ) -> float:
     """Play one episode of ``env_id`` and print it; returns the total reward."""
     console = console or Console()
-    kwargs = {"sandbox": sandbox} if sandbox else {}
-    env = gym.make(env_id, **kwargs)
+    env = gym.make(env_id, **({"sandbox": sandbox} if sandbox else {}))  # type: ignore[arg-type]
     try:
         obs, info = env.reset(seed=seed, options={"task_id": task_id} if task_id else None)
         console.rule(f"{env_id} / task {info['task_id']} / policy {policy}")
@@ -77,8 +85,8 @@ def play_episode(
         while not done:
             action = policy_action(env, policy)
             obs, reward, terminated, truncated, info = env.step(action)
-            show_step(console, f"turn {info.get('turn', 1)}", action, reward, info)
-            total += reward
+            show_step(console, f"turn {info.get('turn', 1)}", action, float(reward), info)
+            total += float(reward)
             done = terminated or truncated
         return total
     finally:
@@ -91,15 +99,15 @@ def demo(learner_steps: int = 3, console: Console | None = None) -> None:
     for env_id in DEMO_ENVS:
         env = gym.make(env_id)
         try:
-            env.reset(seed=0)
-            gold = env.unwrapped.gold_action()
-            console.rule(f"{env_id}: task {env.unwrapped.episode.task.id}")
+            _, start = env.reset(seed=0)
+            gold = code_env(env).gold_action()
+            console.rule(f"{env_id}: task {start['task_id']}")
             _, reward, _, _, info = env.step(gold)
-            show_step(console, "gold", gold, reward, info)
+            show_step(console, "gold", gold, float(reward), info)
             env.reset(seed=0)
             broken = gold[: len(gold) // 2]
             _, reward, _, _, info = env.step(broken)
-            show_step(console, "broken (gold cut in half)", broken, reward, info)
+            show_step(console, "broken (gold cut in half)", broken, float(reward), info)
         finally:
             env.close()
     if learner_steps:

@@ -84,7 +84,7 @@ class CodeEnv(gym.Env[Any, str]):
 
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
     #: Folder under ``codegym.assets`` holding the bundled tasks.
     bundled_tasks: ClassVar[str] = ""
     #: Reward of an attempt that did nothing right; bad input gets it too.
@@ -247,7 +247,7 @@ class CodeEnv(gym.Env[Any, str]):
     # ------------------------------------------------------------------ forkable state
     def snapshot(self) -> EnvSnapshot:
         """Opaque state of the env now; cheap enough to take at every step."""
-        rng = self._np_random.bit_generator.state if self._np_random is not None else None
+        rng = dict(self._np_random.bit_generator.state) if self._np_random is not None else None
         return EnvSnapshot(copy.deepcopy(self.episode), copy.deepcopy(rng), self._snapshot_resources())
 
     def restore(self, snap: EnvSnapshot) -> None:

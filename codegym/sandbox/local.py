@@ -157,7 +157,7 @@ class LocalSandbox(Sandbox):
             # No preexec_fn: it would make Python fork() a possibly huge process (a learner
             # with a model loaded) instead of vfork(). The uid drop is done by subprocess,
             # the rlimits by prlimit, and the cgroup is joined while bwrap waits on --block-fd.
-            drop = {"user": self._uid, "group": self._uid, "extra_groups": []} if self._uid is not None else {}
+            as_root = self._uid is not None
             try:
                 proc = subprocess.Popen(
                     args,
@@ -167,7 +167,9 @@ class LocalSandbox(Sandbox):
                     env=sandbox_env(env, path),
                     pass_fds=[*fds, work_fd, info_w, block_r],
                     start_new_session=True,
-                    **drop,
+                    user=self._uid,
+                    group=self._uid,
+                    extra_groups=[] if as_root else None,
                 )
             except OSError as exc:
                 raise InfraError(f"could not start bubblewrap: {exc}") from exc
@@ -356,7 +358,12 @@ def _communicate(
         if remaining <= 0:
             timed_out = True
             break
-        for key, _ in sel.select(min(remaining, 1.0)):
+        events = sel.select(min(remaining, 0.25))
+        if not events and proc.poll() is not None:
+            # bwrap is gone yet something still holds the pipes: the remains of a start
+            # that failed half-way (a namespace child waiting for a parent that died).
+            break
+        for key, _ in events:
             fd = key.fd
             if fd == in_fd:
                 assert pending is not None and proc.stdin
@@ -380,7 +387,7 @@ def _communicate(
                 buf += chunk[:room]
             if len(chunk) > room:
                 truncated = True
-    if timed_out:
+    if timed_out or open_streams:
         _kill(proc, cgroup)
     try:
         proc.wait(timeout=max(0.1, deadline - time.monotonic()))
@@ -389,9 +396,9 @@ def _communicate(
         _kill(proc, cgroup)
         proc.wait()
     sel.close()
-    for stream in (proc.stdin, proc.stdout, proc.stderr):
-        if stream and not stream.closed:
-            stream.close()
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        if pipe is not None and not pipe.closed:
+            pipe.close()
     return bytes(buffers[out_fd]), bytes(buffers[err_fd]), truncated, timed_out
 
 
