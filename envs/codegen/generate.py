@@ -146,5 +146,6 @@ def generate_tasks(n: int, seed: int, difficulty: str = "easy", split: str = "tr
             "tests": tests,
             "gold": gold,
             "template": tid,
+            "constants": [v for k, v in (("c", c), ("d", d)) if "{" + k + "}" in body],
         })
     return tasks
