@@ -10,7 +10,7 @@ from codegym.errors import InfraError, TaskFormatError
 
 from . import credit as cr
 from .flows import validate_flow
-from .grader import BLANK_PAGE, BLANK_PATH, LIMITS, grade_in_browser
+from .grader import BLANK_PAGE, BLANK_PATH, LIMITS, Budget, grade_in_browser
 from .pool import BrowserPool
 from .react import compile_jsx, react_files
 from .server import StaticServer
@@ -94,6 +94,7 @@ class WebAppEnv(CodeEnv):
     * ``screenshots``: ``"failed"`` (default), ``"all"`` or ``"none"``: which items carry a
       base64 PNG thumbnail in the verdict.
     * ``credit``: trace handlers through DevTools for ``token_rewards`` (default True).
+    * ``load_timeout_s`` (8) / ``item_timeout_s`` (15): when a load / one item's flow counts as hung.
     * and CodeEnv's ``max_turns``, ``record_timing``, ``split``, ``difficulty``.
 
     ## Version history
@@ -105,13 +106,14 @@ class WebAppEnv(CodeEnv):
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
 
     def __init__(self, *, pool: BrowserPool | None = None, screenshots: str = "failed", credit: bool = True,
-                 **kwargs: Any) -> None:
+                 load_timeout_s: float = 8.0, item_timeout_s: float = 15.0, **kwargs: Any) -> None:
         if screenshots not in ("failed", "all", "none"):
             raise ValueError(f"screenshots must be 'failed', 'all' or 'none', got {screenshots!r}")
         kwargs.pop("sandbox", None)  # the browser is this family's sandbox (see docstring)
         super().__init__(**kwargs)
         self._pool = pool
         self.screenshots, self.credit = screenshots, credit
+        self.budget = Budget(load_timeout_s, item_timeout_s)
 
     # ------------------------------------------------------------------ tasks
     def parse_task(self, task: Task) -> Task:
@@ -200,12 +202,16 @@ class WebAppEnv(CodeEnv):
         else:
             files = {"index.html": src}
         files[BLANK_PATH] = BLANK_PAGE
-        with StaticServer(files) as server:
+        try:
+            server = StaticServer(files)
+        except (OSError, RuntimeError) as exc:  # no free port / no thread: the machine, not the app
+            raise InfraError(f"could not start the app's static server: {exc}") from exc
+        with server:
             origin = server.origin
             report = self.pool.run(
                 lambda browser: grade_in_browser(browser, origin, kind == "react", rubric, self.credit,
-                                                 self.screenshots),
-                timeout_s=60 + 15 * n)
+                                                 self.screenshots, self.budget),
+                timeout_s=30 + self.budget.load_s + (self.budget.item_s + 10) * n)
         if report["tally"]["close_hung"]:
             self.pool._suspect = True  # a context that would not close: restart before next use
         report = _normalise(report, origin)

@@ -3,6 +3,7 @@
 A flow is a list of steps, each a dict with one key naming what it does::
 
     {"click": "#add"}                     {"dblclick": "#item"}
+    {"click": "#overlay", "at": [.02, .02]}   # click at a fraction of the element's box
     {"fill": "#new", "value": "Milk"}     {"type": "#new", "value": "Milk"}   # keystrokes
     {"press": "Enter", "on": "#new"}      {"press": "Escape"}                 # page keyboard
     {"check": "#agree"}                   {"uncheck": "#agree"}
@@ -23,14 +24,17 @@ Expectations (polled until they hold or ``wait_ms`` passes, default 1500)::
     visible / hidden / checked / unchecked
     storage  contains                     some localStorage value contains the string
     changed / unchanged   since: SNAP     the element's pixels differ from (match) a snap
+    pixel    at: [fx, fy], rgb: [r, g, b], tol   colour of the element's pixel at a fraction of its box
 
 Selectors are Playwright selectors (CSS, ``text=...``, ``:has-text(...)``); actions and
 expectations use the first match.
 
-A pass needs the transition observed: the flow's last expectation must NOT hold on the
-freshly loaded page (checked once, before the first action) and must hold at the end.
-Pixel expectations (changed/unchanged) compare against a snap taken inside the flow, so they
-are transitions by construction.
+A pass needs the transition observed: every expectation must hold when its step is reached,
+and at least one of the flow's expectations must NOT hold on the freshly loaded page (each is
+checked once there, before the first action), so that the flow saw the app's state change.
+A flow whose expectations all held before it acted passes nothing. Expectations against a
+snap (changed/unchanged) compare with a state captured inside the flow, so they count as
+transitions by construction.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ from typing import Any
 ACTIONS = ("click", "dblclick", "fill", "type", "press", "check", "uncheck", "select", "hover",
            "drag", "draw", "reload", "advance", "wait", "snap")
 EXPECTS = ("text", "texts", "count", "value", "attr", "class", "visible", "hidden", "checked",
-           "unchecked", "storage", "changed", "unchanged")
+           "unchecked", "storage", "changed", "unchanged", "pixel")
 PIXEL_EXPECTS = ("changed", "unchanged")
 # Which DOM events an action can trigger: handlers of these types are credited to the item.
 EVENTS_OF = {
@@ -147,7 +151,14 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState) -> None:
 
     try:
         if kind == "click":
-            await loc(sel).click(timeout=t)
+            at = step.get("at")
+            if at:
+                box = await loc(sel).bounding_box(timeout=t)
+                if box is None:
+                    raise FlowError(f"cannot click {sel!r}: it is not visible")
+                await loc(sel).click(position={"x": at[0] * box["width"], "y": at[1] * box["height"]}, timeout=t)
+            else:
+                await loc(sel).click(timeout=t)
         elif kind == "dblclick":
             await loc(sel).dblclick(timeout=t)
         elif kind == "fill":
@@ -247,7 +258,22 @@ async def check(page: Any, spec: dict[str, Any], state: FlowState) -> tuple[bool
         frac = pixel_difference(before, now)
         changed = frac > spec.get("threshold", 0.002)
         return changed == (kind == "changed"), f"{frac:.4f} of pixels differ"
+    if kind == "pixel":
+        png = await el.screenshot(timeout=1000, animations="disabled")
+        return pixel_matches(png, spec)
     raise ValueError(f"unknown expectation {kind!r}")
+
+
+def pixel_matches(png: bytes, spec: dict[str, Any]) -> tuple[bool, Any]:
+    """Whether the pixel at ``spec["at"]`` (fractions of the image) is within ``tol`` of ``rgb``."""
+    from PIL import Image
+
+    img = Image.open(io.BytesIO(png)).convert("RGB")
+    fx, fy = spec["at"]
+    x, y = min(int(fx * img.width), img.width - 1), min(int(fy * img.height), img.height - 1)
+    got = img.getpixel((x, y))
+    ok = all(abs(a - b) <= spec.get("tol", 60) for a, b in zip(got, spec["rgb"], strict=True))
+    return ok, list(got)
 
 
 def _compare(got: str, spec: dict[str, Any]) -> tuple[bool, str]:

@@ -36,8 +36,6 @@ from .flows import (
     step_kind,
 )
 
-LOAD_TIMEOUT_MS = 8000
-ITEM_TIMEOUT_S = 15.0
 CLOSE_TIMEOUT_S = 5.0
 FIXED_TIME = 1_767_225_600_000  # 2026-01-01T00:00:00Z: fake clocks start here, for determinism
 VIEWPORT = {"width": 640, "height": 480}
@@ -55,6 +53,19 @@ STATS_JS = """async () => {
 LISTENER_TARGETS_JS = """(sel) => { let e = null; try { e = document.querySelector(sel); } catch (x) {}
   if (!e) return null; const a = []; for (let n = e; n && a.length < 12; n = n.parentNode) a.push(n);
   a.push(window); return a; }"""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Time limits of one grading.
+
+    Attributes:
+        load_s: how long the app may take to fire ``load`` (then it counts as hung).
+        item_s: how long one rubric item's flow may take, waits included.
+    """
+
+    load_s: float = 8.0
+    item_s: float = 15.0
 
 
 @dataclass
@@ -106,10 +117,14 @@ class Session:
     ctx: Any
     page: Any
     watch: Watch
+    budget: Budget
     cdp: Any = None
+    #: selector -> handler sources, shared by the items of one grading (most items touch the
+    #: same controls; asking DevTools once per control keeps credit cheap).
+    handlers: dict[str, list[str]] = field(default_factory=dict)
 
 
-async def open_session(browser: Any, origin: str, credit: bool = False) -> Session:
+async def open_session(browser: Any, origin: str, credit: bool = False, budget: Budget = Budget()) -> Session:
     """A fresh context and page with every containment hook and the fake clock installed."""
     watch = Watch(origin)
     ctx = await browser.new_context(viewport=VIEWPORT, service_workers="block", device_scale_factor=1,
@@ -160,9 +175,9 @@ async def open_session(browser: Any, origin: str, credit: bool = False) -> Sessi
     page.on("pageerror", on_error)
     page.on("crash", on_crash)
     page.set_default_timeout(3000)
-    page.set_default_navigation_timeout(LOAD_TIMEOUT_MS)
+    page.set_default_navigation_timeout(budget.load_s * 1000)
     cdp = await ctx.new_cdp_session(page) if credit else None
-    return Session(ctx, page, watch, cdp)
+    return Session(ctx, page, watch, budget, cdp)
 
 
 async def _quiet(coro: Any) -> None:
@@ -203,7 +218,7 @@ async def load_check(sess: Session, origin: str, react: bool) -> dict[str, Any]:
     """The runtime stage: load once, wait briefly, measure; did it load without uncaught errors?"""
     out: dict[str, Any] = {"loaded": False, "hung": False, "dom_nodes": 0, "storage_bytes": 0}
     try:
-        await asyncio.wait_for(goto(sess.page, origin, react), LOAD_TIMEOUT_MS / 1000 + 3)
+        await asyncio.wait_for(goto(sess.page, origin, react), sess.budget.load_s + 3)
         await asyncio.sleep(0.2)  # errors thrown from setTimeout(0)/promises after load
         out.update(await asyncio.wait_for(sess.page.evaluate(STATS_JS), 3))
         out["loaded"] = True
@@ -228,7 +243,7 @@ async def run_item(sess: Session, origin: str, react: bool, item: dict[str, Any]
     state = FlowState()
     page = sess.page
     try:
-        await asyncio.wait_for(_flow(page, sess.cdp, origin, react, steps, state, res), ITEM_TIMEOUT_S)
+        await asyncio.wait_for(_flow(page, sess.cdp, origin, react, steps, state, res, sess.handlers), sess.budget.item_s)
     except TimeoutError:
         res["passed"] = False
         res["reason"] = "timed out: the page stopped responding (endless loop or busy main thread?)"
@@ -244,14 +259,14 @@ async def run_item(sess: Session, origin: str, react: bool, item: dict[str, Any]
 
 
 async def _flow(page: Any, cdp: Any, origin: str, react: bool, steps: list[dict[str, Any]],
-                state: FlowState, res: dict[str, Any]) -> None:
+                state: FlowState, res: dict[str, Any], cache: dict[str, list[str]]) -> None:
     try:
         await goto(page, origin, react)
     except Exception as exc:  # noqa: BLE001
         res["reason"] = f"the app did not load: {str(exc).splitlines()[0][:200]}"
         return
-    final = steps[-1]
-    pre_held: bool | None = None
+    pre_checked = False
+    transition = any(s.get("expect") in PIXEL_EXPECTS for s in steps)
     for i, step in enumerate(steps):
         kind = step_kind(step)
         state.step = i
@@ -264,16 +279,17 @@ async def _flow(page: Any, cdp: Any, origin: str, react: bool, steps: list[dict[
                 res["reason"] = f"step {i}: expected {describe(step)}; observed {got!r}"
                 return
             continue
-        if pre_held is None:
-            pre_held = False
-            if final["expect"] not in PIXEL_EXPECTS:
-                try:
-                    pre_held, _ = await check(page, final, state)
-                except Exception:  # noqa: BLE001
-                    pre_held = False
+        if not pre_checked:
+            pre_checked = True
+            transition = transition or await _any_fails_now(page, steps, state)
         if cdp is not None and kind in EVENTS_OF:
             for sel in selectors_of(step):
-                for src in await handler_sources(cdp, sel, EVENTS_OF[kind]):
+                key = f"{kind} {sel}"
+                if key not in cache:
+                    found = await handler_sources(cdp, sel, EVENTS_OF[kind])
+                    if found:
+                        cache[key] = found
+                for src in cache.get(key, []):
                     if src not in res["handlers"]:
                         res["handlers"].append(src)
         try:
@@ -282,12 +298,25 @@ async def _flow(page: Any, cdp: Any, origin: str, react: bool, steps: list[dict[
             res["failed_step"] = i
             res["reason"] = f"step {i}: {exc}"
             return
-    if pre_held:
+    if not transition:
         res["failed_step"] = len(steps) - 1
-        res["reason"] = (f"no transition: {describe(final)} already held on the freshly loaded page, "
+        res["reason"] = ("no transition: every expectation already held on the freshly loaded page, "
                          "before the flow acted")
         return
     res["passed"] = True
+
+
+async def _any_fails_now(page: Any, steps: list[dict[str, Any]], state: FlowState) -> bool:
+    """Whether some expectation of the flow does not hold on the page as it is now."""
+    for step in steps:
+        if step.get("expect") and step["expect"] not in PIXEL_EXPECTS:
+            try:
+                ok, _ = await check(page, step, state)
+            except Exception:  # noqa: BLE001
+                ok = False
+            if not ok:
+                return True
+    return False
 
 
 async def handler_sources(cdp: Any, sel: str, types: tuple[str, ...]) -> list[str]:
@@ -351,11 +380,13 @@ async def _screenshot(page: Any) -> str | None:
 
 
 async def grade_in_browser(browser: Any, origin: str, react: bool, items: list[dict[str, Any]],
-                           credit: bool = True, screenshots: str = "failed") -> dict[str, Any]:
+                           credit: bool = True, screenshots: str = "failed",
+                           budget: Budget = Budget()) -> dict[str, Any]:
     """Load the app (runtime stage), then run each item's flow; the browser-side report."""
     tally = new_tally()
-    sess: Session | None = await open_session(browser, origin, credit)
+    sess: Session | None = await open_session(browser, origin, credit, budget)
     results: list[dict[str, Any]] = []
+    handler_cache = sess.handlers
     try:
         load = await load_check(sess, origin, react)
         if load["hung"]:
@@ -364,12 +395,14 @@ async def grade_in_browser(browser: Any, origin: str, react: bool, items: list[d
         if load["loaded"] and not syntax:
             for item in items:
                 if sess is None:
-                    sess = await open_session(browser, origin, credit)
+                    sess = await open_session(browser, origin, credit, budget)
+                    sess.handlers = handler_cache
                 try:
                     await asyncio.wait_for(wipe(sess, origin), 10)
                 except Exception:  # noqa: BLE001 - the app's page would not let go: new context
                     await close_session(sess, tally)
-                    sess = await open_session(browser, origin, credit)
+                    sess = await open_session(browser, origin, credit, budget)
+                    sess.handlers = handler_cache
                 res = await run_item(sess, origin, react, item, screenshots)
                 results.append(res)
                 if res.get("hung"):

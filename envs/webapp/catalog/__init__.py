@@ -12,13 +12,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import forms, lists, widgets
+from . import forms, lists, react_apps, widgets
 
 
 def build_tasks() -> list[dict[str, Any]]:
     """Every bundled task, in a stable order."""
     tasks: list[dict[str, Any]] = []
-    for module in (lists, forms, widgets):
+    for module in (lists, forms, widgets, react_apps):
         for family in module.FAMILIES:
             for i in range(family.variants):
                 tasks.append(family(i))

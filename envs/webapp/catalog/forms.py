@@ -1,2 +1,431 @@
-"""Form-shaped apps."""
-FAMILIES: list = []
+"""Form-shaped apps: validated sign-up forms, calculators, unit converters, step counters."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ._util import breaking, family, fill, item, task
+
+FORM_VARIANTS = [
+    # title, min password length, name field id, name label, confirm field?
+    ("Create your account", 8, "name", "Full name", True),
+    ("Join the newsletter", 6, "fullname", "Your name", False),
+    ("Register for the workshop", 10, "attendee", "Attendee name", True),
+    ("Open a library card", 8, "reader", "Reader name", False),
+    ("Sign up for the beta", 12, "username", "Username", True),
+]
+
+FORM_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${title}</title>
+<style>body { font-family: sans-serif; margin: 2rem; } label { display: block; margin-top: .6rem; }
+.error { color: #b00020; font-size: .9rem; min-height: 1em; }</style></head>
+<body>
+<h1>${title}</h1>
+<form id="signup" novalidate>
+  <label>${nlabel} <input id="${nid}"></label><div class="error" id="${nid}-error"></div>
+  <label>Email <input id="email"></label><div class="error" id="email-error"></div>
+  <label>Password <input id="password" type="password"></label><div class="error" id="password-error"></div>
+  ${confirm_html}
+  <button id="submit" type="submit">Submit</button>
+</form>
+<p id="result"></p>
+<script>
+const MIN = ${minlen};
+const form = document.getElementById("signup");
+
+function setError(id, message) {
+  document.getElementById(id + "-error").textContent = message;
+  return message ? 1 : 0;
+}
+
+function validate() {
+  const v = (id) => document.getElementById(id).value;
+  let errors = 0;
+  errors += setError("${nid}", v("${nid}").trim() ? "" : "${nlabel} is required");
+  errors += setError("email", /^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$$/.test(v("email")) ? "" : "Enter a valid email address");
+  errors += setError("password", v("password").length >= MIN ? "" : "Password must be at least " + MIN + " characters");
+  ${confirm_js}
+  return errors === 0;
+}
+
+form.addEventListener("submit", (e) => {
+  e.preventDefault();
+  const result = document.getElementById("result");
+  if (validate()) {
+    result.textContent = "Welcome, " + document.getElementById("${nid}").value.trim() + "!";
+  } else {
+    result.textContent = "";
+  }
+});
+</script>
+</body></html>
+"""
+
+CONFIRM_HTML = """<label>Confirm password <input id="confirm" type="password"></label><div class="error" id="confirm-error"></div>"""
+CONFIRM_JS = """errors += setError("confirm", v("confirm") === v("password") ? "" : "Passwords do not match");"""
+
+
+@family(len(FORM_VARIANTS))
+def signup(i: int) -> dict[str, Any]:
+    """Form with client-side validation (five variants)."""
+    title, minlen, nid, nlabel, confirm = FORM_VARIANTS[i]
+    gold = fill(FORM_HTML, title=title, minlen=minlen, nid=nid, nlabel=nlabel,
+                confirm_html=CONFIRM_HTML if confirm else "", confirm_js=CONFIRM_JS if confirm else "")
+    good_pw = "s3cret-" + "x" * minlen
+    name = ["Ada Lovelace", "Grace", "Alan Turing", "Katherine", "Linus"][i]
+
+    def valid(*extra: dict[str, Any]) -> list[dict[str, Any]]:
+        steps = [{"fill": f"#{nid}", "value": name}, {"fill": "#email", "value": "ada@example.org"},
+                 {"fill": "#password", "value": good_pw}]
+        if confirm:
+            steps.append({"fill": "#confirm", "value": good_pw})
+        return steps + list(extra)
+
+    rubric = [
+        item("required", f"Submitting without a {nlabel.lower()} shows '{nlabel} is required' in #{nid}-error.",
+             {"click": "#submit"}, {"expect": "text", "sel": f"#{nid}-error", "equals": f"{nlabel} is required"}),
+        item("email", "An address without a domain (e.g. 'ada@') is rejected with a message in #email-error.",
+             *valid({"fill": "#email", "value": "ada@"}, {"click": "#submit"}),
+             {"expect": "text", "sel": "#email-error", "equals": "Enter a valid email address"},
+             {"expect": "text", "sel": "#result", "equals": ""}),
+        item("password", f"A password shorter than {minlen} characters is rejected in #password-error.",
+             *valid({"fill": "#password", "value": "x" * (minlen - 1)}, {"click": "#submit"}),
+             {"expect": "text", "sel": "#password-error", "equals": f"Password must be at least {minlen} characters"}),
+        item("success", f"A valid form shows 'Welcome, <name>!' in #result.",
+             *valid({"click": "#submit"}), {"expect": "text", "sel": "#result", "equals": f"Welcome, {name}!"}),
+        item("clears", "Fixing a field and submitting again clears its error message.",
+             *valid({"fill": "#email", "value": "nope"}, {"click": "#submit"}),
+             {"expect": "text", "sel": "#email-error", "contains": "valid email"},
+             {"fill": "#email", "value": "ok@example.com"}, {"click": "#submit"},
+             {"expect": "text", "sel": "#email-error", "equals": ""}),
+    ]
+    if confirm:
+        rubric.append(item("confirm", "A confirmation that differs from the password shows 'Passwords do not match'.",
+                           *valid({"fill": "#confirm", "value": good_pw + "!"}, {"click": "#submit"}),
+                           {"expect": "text", "sel": "#confirm-error", "equals": "Passwords do not match"}))
+    broken = [
+        breaking(gold, "loose-email", ["email"],
+                 ("/^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$/.test(v(\"email\"))", "v(\"email\").includes(\"@\")")),
+        breaking(gold, "sticky-errors", ["clears"],
+                 ("  document.getElementById(id + \"-error\").textContent = message;\n",
+                  "  if (message) document.getElementById(id + \"-error\").textContent = message;\n")),
+        breaking(gold, "off-by-one-length", ["password"],
+                 ('v("password").length >= MIN', 'v("password").length >= MIN - 1')),
+    ]
+    fields = f"#{nid} ({nlabel}), #email, #password" + (", #confirm (confirm password)" if confirm else "")
+    request = (f"A '{title}' form (id 'signup') with fields {fields} and a submit button #submit. Validate on "
+               f"submit without reloading the page: each field's message goes in the element with id "
+               f"'<field id>-error' (empty when the field is fine). Rules: {nlabel.lower()} required; email must "
+               f"look like name@domain.tld; password at least {minlen} characters"
+               + ("; confirmation must match" if confirm else "") + ". Exact messages: "
+               f"'{nlabel} is required', 'Enter a valid email address', 'Password must be at least {minlen} "
+               "characters'" + (", 'Passwords do not match'" if confirm else "") +
+               ". When everything is valid, #result shows 'Welcome, <name>!'.")
+    return task(f"form-{i + 1:02d}", "form", request, rubric, gold, [broken[i % 3]] if i < 3 else broken,
+                difficulty="medium", split="test" if i == 4 else "train")
+
+
+CALC_VARIANTS = [
+    # id prefix, second operator (symbol, word, js), display id
+    ("btn", ("×", "times", "*"), "display"),
+    ("key", ("−", "minus", "-"), "screen"),
+    ("b", ("÷", "divide", "/"), "output"),
+    ("calc", ("×", "times", "*"), "readout"),
+    ("k", ("÷", "divide", "/"), "lcd"),
+]
+
+CALC_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Calculator</title>
+<style>body { font-family: sans-serif; margin: 2rem; } #${disp} { font-size: 2rem; min-height: 2.4rem; }
+.pad { display: grid; grid-template-columns: repeat(4, 3rem); gap: .3rem; } button { height: 2.5rem; }</style></head>
+<body>
+<div id="${disp}">0</div>
+<div class="pad">
+  <button id="${p}-7">7</button><button id="${p}-8">8</button><button id="${p}-9">9</button><button id="${p}-plus">+</button>
+  <button id="${p}-4">4</button><button id="${p}-5">5</button><button id="${p}-6">6</button><button id="${p}-${opword}">${opsym}</button>
+  <button id="${p}-1">1</button><button id="${p}-2">2</button><button id="${p}-3">3</button><button id="${p}-equals">=</button>
+  <button id="${p}-0">0</button><button id="${p}-dot">.</button><button id="${p}-clear">C</button>
+</div>
+<script>
+let current = "0", stored = null, op = null, fresh = false;
+const show = () => { document.getElementById("${disp}").textContent = current; };
+
+function apply(a, b, o) {
+  if (o === "+") return a + b;
+  if (o === "${opjs}") {
+    if (o === "/" && b === 0) return "Error";
+    return a ${opjs} b;
+  }
+  return b;
+}
+
+function format(x) {
+  return typeof x === "string" ? x : String(Math.round(x * 1e9) / 1e9);
+}
+
+function digit(d) {
+  if (fresh || current === "0" || current === "Error") { current = d === "." ? "0." : d; fresh = false; }
+  else if (!(d === "." && current.includes("."))) { current += d; }
+  show();
+}
+
+function operator(o) {
+  if (op !== null && !fresh) { current = format(apply(stored, parseFloat(current), op)); }
+  stored = parseFloat(current);
+  op = o;
+  fresh = true;
+  show();
+}
+
+function equals() {
+  if (op === null) return;
+  current = format(apply(stored, parseFloat(current), op));
+  op = null; stored = null; fresh = true;
+  show();
+}
+
+function clearAll() { current = "0"; stored = null; op = null; fresh = false; show(); }
+
+for (const d of "0123456789") document.getElementById("${p}-" + d).addEventListener("click", () => digit(d));
+document.getElementById("${p}-dot").addEventListener("click", () => digit("."));
+document.getElementById("${p}-plus").addEventListener("click", () => operator("+"));
+document.getElementById("${p}-${opword}").addEventListener("click", () => operator("${opjs}"));
+document.getElementById("${p}-equals").addEventListener("click", equals);
+document.getElementById("${p}-clear").addEventListener("click", clearAll);
+</script>
+</body></html>
+"""
+
+
+@family(len(CALC_VARIANTS))
+def calculator(i: int) -> dict[str, Any]:
+    """Four-function style calculator with one extra operator per variant (five variants)."""
+    p, (opsym, opword, opjs), disp = CALC_VARIANTS[i]
+    gold = fill(CALC_HTML, p=p, opsym=opsym, opword=opword, opjs=opjs, disp=disp)
+
+    def keys(*names: str) -> list[dict[str, Any]]:
+        return [{"click": f"#{p}-{n}"} for n in names]
+
+    a, b = [(6, 7), (9, 4), (8, 2), (3, 5), (9, 3)][i]
+    res = {"*": a * b, "-": a - b, "/": a // b}[opjs]
+    rubric = [
+        item("digits", "Clicking digit buttons builds the number on the display.",
+             *keys("1", "2"), {"expect": "text", "sel": f"#{disp}", "equals": "12"}),
+        item("add", "12 + 7 = shows 19.",
+             *keys("1", "2", "plus", "7", "equals"), {"expect": "text", "sel": f"#{disp}", "equals": "19"}),
+        item(opword, f"{a} {opsym} {b} = shows {res}.",
+             *keys(str(a), opword, str(b), "equals"), {"expect": "text", "sel": f"#{disp}", "equals": str(res)}),
+        item("clear", "C resets the display to 0.",
+             *keys("5", "plus", "3", "clear"), {"expect": "text", "sel": f"#{disp}", "equals": "0"},
+             *keys("4"), {"expect": "text", "sel": f"#{disp}", "equals": "4"}),
+        item("chain", "Operators chain left to right: 2 + 3 + 4 = shows 9.",
+             *keys("2", "plus", "3", "plus", "4", "equals"), {"expect": "text", "sel": f"#{disp}", "equals": "9"}),
+        item("decimal", "The . button enters decimals: 1.5 + 1 = shows 2.5.",
+             *keys("1", "dot", "5", "plus", "1", "equals"), {"expect": "text", "sel": f"#{disp}", "equals": "2.5"}),
+    ]
+    if opjs == "/":
+        rubric.append(item("div_zero", "Dividing by zero shows 'Error'.",
+                           *keys("8", opword, "0", "equals"), {"expect": "text", "sel": f"#{disp}", "equals": "Error"}))
+    broken = [
+        breaking(gold, "clear-keeps-operator", ["clear"],
+                 ('function clearAll() { current = "0"; stored = null; op = null; fresh = false; show(); }',
+                  'function clearAll() { current = "0"; fresh = false; show(); }')),
+        breaking(gold, "no-chaining", ["chain"],
+                 ("  if (op !== null && !fresh) { current = format(apply(stored, parseFloat(current), op)); }\n", "")),
+        breaking(gold, "dot-ignored", ["decimal"],
+                 ('document.getElementById("' + p + '-dot").addEventListener("click", () => digit("."));', "")),
+    ]
+    request = (f"A calculator. Display #{disp} starts at 0. Buttons: digits #{p}-0 … #{p}-9, #{p}-dot (.), "
+               f"#{p}-plus (+), #{p}-{opword} ({opsym}), #{p}-equals (=) and #{p}-clear (C). Operators apply "
+               "left to right as they are entered (2 + 3 + 4 = gives 9); results show without trailing zeros"
+               + ("; dividing by zero shows 'Error'" if opjs == "/" else "") + ".")
+    return task(f"calc-{i + 1:02d}", "calculator", request, rubric, gold, [broken[i % 3]] if i < 3 else broken,
+                difficulty="medium", split="test" if i == 4 else "train")
+
+
+CONVERTER_VARIANTS = [
+    # title, units {code: factor to base or special}, from, to, value, expected, second to, expected2
+    ("Length", {"km": 1000.0, "mi": 1609.344, "m": 1.0, "ft": 0.3048}, "km", "mi", "10", "6.21", "m", "10000.00"),
+    ("Weight", {"kg": 1.0, "lb": 0.45359237, "oz": 0.028349523125, "g": 0.001}, "kg", "lb", "3", "6.61", "oz", "105.82"),
+    ("Volume", {"L": 1.0, "gal": 3.785411784, "mL": 0.001, "cup": 0.2365882365}, "gal", "L", "2", "7.57", "mL", "7570.82"),
+    ("Speed", {"kmh": 1 / 3.6, "mph": 0.44704, "ms": 1.0, "kn": 0.514444}, "mph", "kmh", "60", "96.56", "ms", "26.82"),
+    ("Area", {"m2": 1.0, "ft2": 0.09290304, "ha": 10000.0, "acre": 4046.8564224}, "ha", "acre", "5", "12.36", "m2", "50000.00"),
+]
+
+CONVERTER_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${title} converter</title>
+<style>body { font-family: sans-serif; margin: 2rem; } #result { font-size: 1.5rem; margin-top: 1rem; }</style></head>
+<body>
+<h1>${title} converter</h1>
+<input id="amount" value="">
+<select id="from-unit">${options}</select>
+<button id="swap">⇄</button>
+<select id="to-unit">${options}</select>
+<div id="result"></div>
+<script>
+const FACTORS = ${factors};
+const $$ = (id) => document.getElementById(id);
+
+function convert() {
+  const raw = $$("amount").value.trim();
+  if (raw === "") { $$("result").textContent = ""; return; }
+  const x = Number(raw);
+  if (!Number.isFinite(x)) { $$("result").textContent = "Enter a number"; return; }
+  const base = x * FACTORS[$$("from-unit").value];
+  $$("result").textContent = (base / FACTORS[$$("to-unit").value]).toFixed(2);
+}
+
+$$("swap").addEventListener("click", () => {
+  const a = $$("from-unit").value;
+  $$("from-unit").value = $$("to-unit").value;
+  $$("to-unit").value = a;
+  convert();
+});
+for (const id of ["amount", "from-unit", "to-unit"]) {
+  $$(id).addEventListener("input", convert);
+  $$(id).addEventListener("change", convert);
+}
+$$("from-unit").value = "${src}";
+$$("to-unit").value = "${dst}";
+</script>
+</body></html>
+"""
+
+
+@family(len(CONVERTER_VARIANTS))
+def converter(i: int) -> dict[str, Any]:
+    """Unit converter with live update, swap and input checking (five quantities)."""
+    title, factors, src, dst, value, expected, dst2, expected2 = CONVERTER_VARIANTS[i]
+    options = "".join(f'<option value="{u}">{u}</option>' for u in factors)
+    gold = fill(CONVERTER_HTML, title=title, options=options, factors=json.dumps(factors), src=src, dst=dst)
+    back = f"{float(value) * factors[src] / factors[dst] * factors[dst] / factors[src]:.2f}"
+    rubric = [
+        item("convert", f"Typing {value} with {src} → {dst} shows {expected} in #result (2 decimals), no button needed.",
+             {"fill": "#amount", "value": value}, {"expect": "text", "sel": "#result", "equals": expected}),
+        item("unit_change", f"Changing #to-unit to {dst2} updates the result to {expected2}.",
+             {"fill": "#amount", "value": value}, {"select": "#to-unit", "value": dst2},
+             {"expect": "text", "sel": "#result", "equals": expected2}),
+        item("swap", "#swap exchanges the two units and converts again.",
+             {"fill": "#amount", "value": value}, {"click": "#swap"},
+             {"expect": "value", "sel": "#from-unit", "equals": dst},
+             {"expect": "value", "sel": "#to-unit", "equals": src}),
+        item("swap_result", "After a swap the result is the conversion in the new direction.",
+             {"fill": "#amount", "value": expected}, {"click": "#swap"},
+             {"expect": "text", "sel": "#result", "matches": r"^\d+\.\d{2}$"},
+             {"expect": "text", "sel": "#result", "not_equals": expected}),
+        item("invalid", "Text that is not a number shows 'Enter a number'.",
+             {"fill": "#amount", "value": "abc"}, {"expect": "text", "sel": "#result", "equals": "Enter a number"}),
+    ]
+    del back
+    broken = [
+        breaking(gold, "one-decimal", ["convert", "unit_change", "swap_result"],
+                 (".toFixed(2)", ".toFixed(1)")),
+        breaking(gold, "swap-without-convert", ["swap_result"],
+                 ("  $(\"to-unit\").value = a;\n  convert();\n", "  $(\"to-unit\").value = a;\n")),
+        breaking(gold, "nan-shown", ["invalid"],
+                 ('if (!Number.isFinite(x)) { $("result").textContent = "Enter a number"; return; }', "")),
+    ]
+    units = ", ".join(factors)
+    request = (f"A {title.lower()} unit converter: input #amount, selects #from-unit and #to-unit (option values: "
+               f"{units}; initially {src} → {dst}), a #swap button that exchanges the units, and #result showing the "
+               "converted amount with exactly 2 decimals, updated as the user types or changes a unit. Anything "
+               "that is not a number shows 'Enter a number'.")
+    return task(f"convert-{i + 1:02d}", "converter", request, rubric, gold, [broken[i % 3]] if i < 3 else broken,
+                difficulty="easy", split="test" if i == 4 else "train")
+
+
+COUNTER_VARIANTS = [
+    # label, min, max, step options, start
+    ("Guests", 0, 10, [1, 2], 0),
+    ("Volume", 0, 20, [1, 5], 5),
+    ("Tickets", 1, 8, [1, 2], 1),
+    ("Floor", -2, 12, [1, 3], 0),
+    ("Servings", 1, 12, [1, 4], 2),
+]
+
+COUNTER_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${label}</title>
+<style>body { font-family: sans-serif; margin: 2rem; } #count { font-size: 2rem; }
+button:disabled { opacity: .4; }</style></head>
+<body>
+<h1>${label}</h1>
+<button id="dec" aria-label="decrease">−</button>
+<span id="count">${start}</span>
+<button id="inc" aria-label="increase">+</button>
+<label>Step <select id="step">${options}</select></label>
+<button id="reset">Reset</button>
+<p id="limit-msg"></p>
+<script>
+const MIN = ${lo}, MAX = ${hi}, START = ${start};
+let value = START;
+
+function render() {
+  document.getElementById("count").textContent = String(value);
+  document.getElementById("dec").disabled = value <= MIN;
+  document.getElementById("inc").disabled = value >= MAX;
+  document.getElementById("limit-msg").textContent = value >= MAX ? "Maximum reached" : value <= MIN ? "Minimum reached" : "";
+}
+
+function change(sign) {
+  const step = Number(document.getElementById("step").value);
+  value = Math.min(MAX, Math.max(MIN, value + sign * step));
+  render();
+}
+
+document.getElementById("inc").addEventListener("click", () => change(1));
+document.getElementById("dec").addEventListener("click", () => change(-1));
+document.getElementById("reset").addEventListener("click", () => { value = START; render(); });
+render();
+</script>
+</body></html>
+"""
+
+
+@family(len(COUNTER_VARIANTS))
+def counter(i: int) -> dict[str, Any]:
+    """Bounded counter with a step size, limits and reset (five variants)."""
+    label, lo, hi, steps, start = COUNTER_VARIANTS[i]
+    options = "".join(f'<option value="{s}">{s}</option>' for s in steps)
+    gold = fill(COUNTER_HTML, label=label, lo=lo, hi=hi, options=options, start=start)
+    big = steps[1]
+    clicks_to_max = -(-(hi - start) // big) + 1
+    rubric = [
+        item("inc", "#inc adds the step (1 by default) to #count.",
+             {"click": "#inc"}, {"expect": "text", "sel": "#count", "equals": str(start + 1)}),
+        item("step", f"Choosing step {big} in #step makes #inc add {big}.",
+             {"select": "#step", "value": str(big)}, {"click": "#inc"},
+             {"expect": "text", "sel": "#count", "equals": str(min(hi, start + big))}),
+        item("max", f"#count never goes above {hi}; #limit-msg says 'Maximum reached' and #inc is disabled there.",
+             {"select": "#step", "value": str(big)}, *[{"click": "#inc"} for _ in range(clicks_to_max - 1)],
+             {"expect": "text", "sel": "#count", "equals": str(hi)},
+             {"expect": "text", "sel": "#limit-msg", "equals": "Maximum reached"},
+             {"expect": "attr", "sel": "#inc", "name": "disabled", "equals": ""}),
+        item("min", f"#count never goes below {lo}; #dec is disabled at the minimum.",
+             {"click": "#inc"}, *[{"click": "#dec"} for _ in range(start - lo + 1)],
+             {"expect": "text", "sel": "#count", "equals": str(lo)},
+             {"expect": "attr", "sel": "#dec", "name": "disabled", "equals": ""}),
+        item("reset", f"#reset brings #count back to {start}.",
+             {"click": "#inc"}, {"click": "#inc"}, {"expect": "text", "sel": "#count", "equals": str(start + 2)},
+             {"click": "#reset"}, {"expect": "text", "sel": "#count", "equals": str(start)}),
+    ]
+    broken = [
+        breaking(gold, "step-ignored", ["step", "max"],
+                 ('const step = Number(document.getElementById("step").value);', "const step = 1;")),
+        breaking(gold, "no-upper-clamp", ["max"],
+                 ("value = Math.min(MAX, Math.max(MIN, value + sign * step));",
+                  "value = Math.max(MIN, value + sign * step);"),
+                 ('document.getElementById("inc").disabled = value >= MAX;', "")),
+        breaking(gold, "reset-to-zero", ["reset"] if start != 0 else [],
+                 ("() => { value = START; render(); }", "() => { value = 0; render(); }")),
+    ]
+    broken = [b for b in broken if b["breaks"]]
+    request = (f"A '{label}' counter: #count starts at {start}; #inc and #dec add/subtract the step chosen in "
+               f"<select id=\"step\"> (options {', '.join(map(str, steps))}); the value stays within {lo}..{hi} "
+               f"and the button that would leave the range is disabled; #limit-msg says 'Maximum reached' or "
+               f"'Minimum reached' at a limit (empty otherwise); #reset returns to {start}.")
+    return task(f"counter-{i + 1:02d}", "counter", request, rubric, gold, [broken[i % len(broken)]] if i < 3 else broken,
+                difficulty="easy", split="test" if i == 4 else "train")
+
+
+FAMILIES = [signup, calculator, converter, counter]

@@ -126,4 +126,219 @@ def todo(i: int) -> dict[str, Any]:
                 difficulty="easy" if i < 3 else "medium", split="test" if i == 5 else "train")
 
 
-FAMILIES = [todo]
+
+TABLE_VARIANTS = [
+    # title, table id, name header, number header, number key, rows (name, number), filter query
+    ("Planets", "planets", "Planet", "Moons", "moons",
+     [("Mars", 2), ("Jupiter", 95), ("Earth", 1), ("Neptune", 16), ("Saturn", 146), ("Uranus", 28)], "UR"),
+    ("Cities", "cities", "City", "Population (k)", "pop",
+     [("Oslo", 709), ("Lima", 10719), ("Bern", 134), ("Cairo", 9540), ("Quito", 2800), ("Accra", 2388)], "O"),
+    ("Mountains", "peaks", "Mountain", "Height (m)", "height",
+     [("Kilimanjaro", 5895), ("Elbrus", 5642), ("Denali", 6190), ("Vinson", 4892), ("Aconcagua", 6961),
+      ("Kosciuszko", 2228)], "KO"),
+    ("Rivers", "rivers", "River", "Length (km)", "length",
+     [("Rhine", 1233), ("Nile", 6650), ("Thames", 346), ("Danube", 2850), ("Amazon", 6400), ("Seine", 777)], "NE"),
+    ("Fruit stock", "stock", "Fruit", "Quantity", "qty",
+     [("Pear", 40), ("Apple", 120), ("Mango", 7), ("Banana", 65), ("Kiwi", 300), ("Cherry", 9)], "AN"),
+]
+
+TABLE_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${title}</title>
+<style>body { font-family: sans-serif; margin: 2rem; } th { cursor: pointer; text-align: left; }
+td, th { padding: .2rem .8rem; }</style></head>
+<body>
+<h1>${title}</h1>
+<input id="filter" placeholder="Filter by name">
+<p id="row-count"></p>
+<table id="${tid}">
+  <thead><tr><th id="sort-name">${hname}</th><th id="sort-${nkey}">${hnum}</th></tr></thead>
+  <tbody></tbody>
+</table>
+<script>
+const rows = ${rows};
+let sortKey = null, ascending = true, query = "";
+
+function visibleRows() {
+  const q = query.toLowerCase();
+  let out = rows.filter(r => r.name.toLowerCase().includes(q));
+  if (sortKey) {
+    out = out.slice().sort((a, b) => {
+      const x = a[sortKey], y = b[sortKey];
+      const c = typeof x === "number" ? x - y : x.localeCompare(y);
+      return ascending ? c : -c;
+    });
+  }
+  return out;
+}
+
+function render() {
+  const shown = visibleRows();
+  const body = document.querySelector("#${tid} tbody");
+  body.innerHTML = "";
+  for (const r of shown) {
+    const tr = document.createElement("tr");
+    tr.innerHTML = "<td></td><td></td>";
+    tr.children[0].textContent = r.name;
+    tr.children[1].textContent = String(r.value);
+    body.appendChild(tr);
+  }
+  document.getElementById("row-count").textContent = "Showing " + shown.length + " of " + rows.length;
+}
+
+function sortBy(key) {
+  if (sortKey === key) { ascending = !ascending; } else { sortKey = key; ascending = true; }
+  render();
+}
+
+document.getElementById("sort-name").addEventListener("click", () => sortBy("name"));
+document.getElementById("sort-${nkey}").addEventListener("click", () => sortBy("value"));
+document.getElementById("filter").addEventListener("input", (e) => { query = e.target.value; render(); });
+render();
+</script>
+</body></html>
+"""
+
+
+@family(len(TABLE_VARIANTS))
+def table(i: int) -> dict[str, Any]:
+    """Sortable and filterable table (five data sets)."""
+    import json
+
+    title, tid, hname, hnum, nkey, data, query = TABLE_VARIANTS[i]
+    rows = json.dumps([{"name": n, "value": v} for n, v in data])
+    gold = fill(TABLE_HTML, title=title, tid=tid, hname=hname, hnum=hnum, nkey=nkey, rows=rows)
+    names_col = f"#{tid} tbody tr td:first-child"
+    by_num = [n for n, _ in sorted(data, key=lambda r: r[1])]
+    by_name = sorted(n for n, _ in data)
+    matching = [n for n, _ in data if query.lower() in n.lower()]
+    rubric = [
+        item("sort_asc", f"Clicking the '{hnum}' header (#sort-{nkey}) sorts rows by that number, smallest first.",
+             {"click": f"#sort-{nkey}"}, {"expect": "texts", "sel": names_col, "equals": by_num}),
+        item("sort_desc", f"Clicking #sort-{nkey} a second time sorts largest first.",
+             {"click": f"#sort-{nkey}"}, {"click": f"#sort-{nkey}"},
+             {"expect": "texts", "sel": names_col, "equals": by_num[::-1]}),
+        item("sort_name", f"Clicking the '{hname}' header (#sort-name) sorts rows alphabetically.",
+             {"click": "#sort-name"}, {"expect": "texts", "sel": names_col, "equals": by_name}),
+        item("filter", "Typing in #filter shows only rows whose name contains the text, ignoring case.",
+             {"fill": "#filter", "value": query},
+             {"expect": "texts", "sel": f"#{tid} tbody tr:visible td:first-child", "equals": matching}),
+        item("count", "#row-count says 'Showing N of M' for the rows shown.",
+             {"fill": "#filter", "value": query},
+             {"expect": "text", "sel": "#row-count", "equals": f"Showing {len(matching)} of {len(data)}"}),
+    ]
+    broken = [
+        breaking(gold, "never-descending", ["sort_desc"],
+                 ("if (sortKey === key) { ascending = !ascending; }", "if (sortKey === key) { ascending = true; }")),
+        breaking(gold, "case-sensitive-filter", ["filter", "count"],
+                 ("const q = query.toLowerCase();", "const q = query;"),
+                 ("r.name.toLowerCase().includes(q)", "r.name.includes(q)")),
+        breaking(gold, "text-sort-of-numbers", ["sort_asc", "sort_desc"],
+                 ('const c = typeof x === "number" ? x - y : x.localeCompare(y);',
+                  "const c = String(x).localeCompare(String(y));")),
+    ]
+    request = (f"A table of {title.lower()} (<table id=\"{tid}\">, names in the first column, '{hnum}' in the second) "
+               f"with clickable headers #sort-name and #sort-{nkey}: the first click sorts ascending, the next click "
+               f"on the same header toggles the direction. An input #filter keeps only rows whose name contains the "
+               f"typed text (case-insensitive), and #row-count reads 'Showing N of M'. Initially rows are in "
+               f"this order: {', '.join(n for n, _ in data)}.")
+    return task(f"table-{i + 1:02d}", "table", request, rubric, gold, broken if i % 2 else [broken[(i // 2) % 3]],
+                difficulty="medium", split="test" if i == 4 else "train")
+
+
+REORDER_VARIANTS = [
+    ("Playlist", "playlist", ["Intro", "Verse", "Chorus", "Outro"], "playlist.order"),
+    ("Priorities", "priorities", ["Email", "Gym", "Groceries", "Taxes"], "prio"),
+    ("Itinerary", "stops", ["Paris", "Lyon", "Nice", "Marseille"], "trip"),
+    ("Backlog", "backlog", ["Login page", "Search", "Dark mode", "Export CSV"], "backlog.v2"),
+    ("Recipe steps", "steps", ["Chop", "Fry", "Simmer", "Serve"], "recipe"),
+]
+
+REORDER_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${title}</title>
+<style>body { font-family: sans-serif; margin: 2rem; }
+#${lid} li { padding: .4rem; margin: .2rem 0; border: 1px solid #999; background: #f4f4f4; cursor: grab; width: 16rem; }
+#${lid} li.over { border-color: #06c; }</style></head>
+<body>
+<h1>${title}</h1>
+<ol id="${lid}"></ol>
+<p>Order: <span id="order"></span></p>
+<script>
+const KEY = "${key}";
+let items = JSON.parse(localStorage.getItem(KEY) || "null") || ${items};
+let dragIndex = null;
+
+function move(from, to) {
+  const [moved] = items.splice(from, 1);
+  items.splice(to, 0, moved);
+  localStorage.setItem(KEY, JSON.stringify(items));
+  render();
+}
+
+function render() {
+  const list = document.getElementById("${lid}");
+  list.innerHTML = "";
+  items.forEach((text, i) => {
+    const li = document.createElement("li");
+    li.draggable = true;
+    li.innerHTML = '<span class="name"></span> <button class="up">Up</button>';
+    li.querySelector(".name").textContent = text;
+    li.querySelector(".up").addEventListener("click", () => { if (i > 0) move(i, i - 1); });
+    li.addEventListener("dragstart", (e) => { dragIndex = i; e.dataTransfer.setData("text/plain", String(i)); });
+    li.addEventListener("dragover", (e) => { e.preventDefault(); li.classList.add("over"); });
+    li.addEventListener("dragleave", () => li.classList.remove("over"));
+    li.addEventListener("drop", (e) => { e.preventDefault(); if (dragIndex !== null && dragIndex !== i) move(dragIndex, i); dragIndex = null; });
+    list.appendChild(li);
+  });
+  document.getElementById("order").textContent = items.join(", ");
+}
+render();
+</script>
+</body></html>
+"""
+
+
+@family(len(REORDER_VARIANTS))
+def reorder(i: int) -> dict[str, Any]:
+    """Drag to reorder, with Up buttons and a persisted order (five variants)."""
+    import json
+
+    title, lid, names, key = REORDER_VARIANTS[i]
+    gold = fill(REORDER_HTML, title=title, lid=lid, items=json.dumps(names), key=key)
+    a, b, c, d = names
+    sel = f"#{lid} li .name"
+    rubric = [
+        item("drag_down", "Dragging the first item onto the third moves it to third place.",
+             {"drag": f"#{lid} li:nth-child(1)", "to": f"#{lid} li:nth-child(3)"},
+             {"expect": "texts", "sel": sel, "equals": [b, c, a, d]}),
+        item("drag_up", "Dragging the last item onto the first moves it to the top.",
+             {"drag": f"#{lid} li:nth-child(4)", "to": f"#{lid} li:nth-child(1)"},
+             {"expect": "texts", "sel": sel, "equals": [d, a, b, c]}),
+        item("summary", "#order lists the items in their current order, comma-separated.",
+             {"drag": f"#{lid} li:nth-child(1)", "to": f"#{lid} li:nth-child(3)"},
+             {"expect": "text", "sel": "#order", "equals": ", ".join([b, c, a, d])}),
+        item("up_button", "Each item's 'Up' button (class 'up') moves it one place up.",
+             {"click": f"#{lid} li:nth-child(3) .up"},
+             {"expect": "texts", "sel": sel, "equals": [a, c, b, d]}),
+        item("persist", "The order survives a page reload.",
+             {"click": f"#{lid} li:nth-child(2) .up"}, {"reload": True},
+             {"expect": "texts", "sel": sel, "equals": [b, a, c, d]}),
+    ]
+    broken = [
+        breaking(gold, "stale-summary", ["summary"],
+                 ('document.getElementById("order").textContent = items.join(", ");',
+                  f'document.getElementById("order").textContent = {json.dumps(", ".join(names))};')),
+        breaking(gold, "up-moves-down", ["up_button", "persist"],
+                 ("if (i > 0) move(i, i - 1);", "if (i < items.length - 1) move(i, i + 1);")),
+        breaking(gold, "no-drop", ["drag_down", "drag_up", "summary"],
+                 ("li.addEventListener(\"dragover\", (e) => { e.preventDefault(); li.classList.add(\"over\"); });",
+                  "li.addEventListener(\"dragover\", () => { li.classList.add(\"over\"); });")),
+    ]
+    request = (f"A reorderable list '{title}': <ol id=\"{lid}\"> with one draggable <li> per item "
+               f"({', '.join(names)}), each holding <span class=\"name\"> and an 'Up' button (class 'up'). "
+               f"Dropping an item onto another moves it to that item's place. #order shows the current order "
+               f"comma-separated, and the order is saved in localStorage.")
+    return task(f"reorder-{i + 1:02d}", "reorder", request, rubric, gold, [broken[i % 3]] if i < 3 else broken,
+                difficulty="medium" if i < 3 else "hard", split="test" if i == 4 else "train")
+
+
+FAMILIES = [todo, table, reorder]

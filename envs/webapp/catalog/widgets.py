@@ -1,2 +1,465 @@
-"""Form-shaped apps."""
-FAMILIES: list = []
+"""Widget apps: tabs, modal dialog, countdown timer, canvas drawing, quiz."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ._util import breaking, family, fill, item, task
+
+TABS_VARIANTS = [
+    ("Product", ["overview", "specs", "reviews"], ["Overview", "Specs", "Reviews"]),
+    ("Account", ["profile", "security", "billing", "alerts"], ["Profile", "Security", "Billing", "Alerts"]),
+    ("Recipe", ["ingredients", "method", "notes"], ["Ingredients", "Method", "Notes"]),
+    ("Course", ["syllabus", "lessons", "grades"], ["Syllabus", "Lessons", "Grades"]),
+    ("Weather", ["today", "week", "radar", "alerts"], ["Today", "Week", "Radar", "Alerts"]),
+]
+
+TABS_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${title}</title>
+<style>body { font-family: sans-serif; margin: 2rem; } [role=tab] { padding: .4rem 1rem; }
+[role=tab].active { font-weight: bold; border-bottom: 3px solid #06c; } [role=tabpanel] { padding: 1rem; }</style></head>
+<body>
+<h1>${title}</h1>
+<div role="tablist">${tabs}</div>
+${panels}
+<script>
+const tabs = Array.from(document.querySelectorAll('[role="tab"]'));
+
+function select(tab) {
+  for (const t of tabs) {
+    const on = t === tab;
+    t.classList.toggle("active", on);
+    t.setAttribute("aria-selected", on ? "true" : "false");
+    t.tabIndex = on ? 0 : -1;
+    document.getElementById(t.getAttribute("aria-controls")).hidden = !on;
+  }
+}
+
+tabs.forEach((tab, i) => {
+  tab.addEventListener("click", () => select(tab));
+  tab.addEventListener("keydown", (e) => {
+    if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
+      const next = tabs[(i + (e.key === "ArrowRight" ? 1 : tabs.length - 1)) % tabs.length];
+      select(next);
+      next.focus();
+    }
+  });
+});
+select(tabs[0]);
+</script>
+</body></html>
+"""
+
+
+@family(len(TABS_VARIANTS))
+def tabs(i: int) -> dict[str, Any]:
+    """Accessible tabs with keyboard navigation (five variants)."""
+    title, keys, labels = TABS_VARIANTS[i]
+    tab_html = "".join(f'<button role="tab" id="tab-{k}" aria-controls="panel-{k}">{lab}</button>'
+                       for k, lab in zip(keys, labels, strict=True))
+    panel_html = "\n".join(f'<section role="tabpanel" id="panel-{k}"><h2>{lab}</h2><p>{lab} content for the '
+                           f'{title.lower()} page.</p></section>' for k, lab in zip(keys, labels, strict=True))
+    gold = fill(TABS_HTML, title=title, tabs=tab_html, panels=panel_html)
+    k0, k1, k2 = keys[0], keys[1], keys[2]
+    rubric = [
+        item("show", f"Clicking #tab-{k1} shows #panel-{k1}.",
+             {"click": f"#tab-{k1}"}, {"expect": "visible", "sel": f"#panel-{k1}"}),
+        item("hide_others", f"Only the selected tab's panel is visible: after clicking #tab-{k1}, #panel-{k0} is hidden.",
+             {"click": f"#tab-{k1}"}, {"expect": "hidden", "sel": f"#panel-{k0}"}),
+        item("active_class", "The selected tab has the class 'active'.",
+             {"click": f"#tab-{k2}"}, {"expect": "class", "sel": f"#tab-{k2}", "has": "active"},
+             {"expect": "class", "sel": f"#tab-{k0}", "lacks": "active"}),
+        item("aria", "The selected tab has aria-selected='true', the others 'false'.",
+             {"click": f"#tab-{k2}"}, {"expect": "attr", "sel": f"#tab-{k2}", "name": "aria-selected", "equals": "true"},
+             {"expect": "attr", "sel": f"#tab-{k0}", "name": "aria-selected", "equals": "false"}),
+        item("keyboard", "ArrowRight on a focused tab selects the next tab.",
+             {"press": "ArrowRight", "on": f"#tab-{k0}"}, {"expect": "visible", "sel": f"#panel-{k1}"},
+             {"expect": "attr", "sel": f"#tab-{k1}", "name": "aria-selected", "equals": "true"}),
+    ]
+    broken = [
+        breaking(gold, "stale-aria", ["aria", "keyboard"],
+                 ('    t.setAttribute("aria-selected", on ? "true" : "false");\n', "")),
+        breaking(gold, "panels-pile-up", ["hide_others"],
+                 ('document.getElementById(t.getAttribute("aria-controls")).hidden = !on;',
+                  'if (on) document.getElementById(t.getAttribute("aria-controls")).hidden = false;')),
+        breaking(gold, "no-keyboard", ["keyboard"],
+                 ('if (e.key === "ArrowRight" || e.key === "ArrowLeft") {', "if (false) {")),
+    ]
+    request = (f"A {title.lower()} page with tabs: buttons with role='tab' and ids "
+               + ", ".join(f"#tab-{k}" for k in keys) + "; each controls the panel #panel-<same name> "
+               "(role='tabpanel'). Exactly one panel is visible; the selected tab has class 'active' and "
+               "aria-selected='true' (others 'false'); ArrowRight/ArrowLeft on a focused tab select the next/previous "
+               f"tab. The first tab (#tab-{k0}) starts selected.")
+    return task(f"tabs-{i + 1:02d}", "tabs", request, rubric, gold, [broken[i % 3]] if i < 3 else broken,
+                difficulty="easy", split="test" if i == 4 else "train")
+
+
+MODAL_VARIANTS = [
+    ("Delete file", "Delete this file?", "Deleted", "open-dialog"),
+    ("Subscribe", "Subscribe to updates?", "Subscribed", "open-modal"),
+    ("Log out", "Log out now?", "Logged out", "logout"),
+    ("Publish post", "Publish this post?", "Published", "publish"),
+    ("Archive chat", "Archive this chat?", "Archived", "archive"),
+]
+
+MODAL_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${title}</title>
+<style>body { font-family: sans-serif; margin: 2rem; }
+#overlay { position: fixed; inset: 0; background: rgba(0,0,0,.4); display: none; align-items: center; justify-content: center; }
+#overlay.open { display: flex; }
+#modal { background: white; padding: 1.5rem; border-radius: 8px; min-width: 16rem; }</style></head>
+<body>
+<h1>${title}</h1>
+<button id="${opener}">${title}…</button>
+<p id="status">Nothing done yet</p>
+<div id="overlay">
+  <div id="modal" role="dialog" aria-modal="true" aria-labelledby="modal-title">
+    <h2 id="modal-title">${question}</h2>
+    <button id="confirm">Yes</button>
+    <button id="cancel">Cancel</button>
+  </div>
+</div>
+<script>
+const overlay = document.getElementById("overlay");
+const open = () => { overlay.classList.add("open"); document.getElementById("confirm").focus(); };
+const close = () => overlay.classList.remove("open");
+
+document.getElementById("${opener}").addEventListener("click", open);
+document.getElementById("cancel").addEventListener("click", close);
+document.getElementById("confirm").addEventListener("click", () => {
+  document.getElementById("status").textContent = "${done}";
+  close();
+});
+overlay.addEventListener("click", (e) => { if (e.target === overlay) close(); });
+document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(); });
+</script>
+</body></html>
+"""
+
+
+@family(len(MODAL_VARIANTS))
+def modal(i: int) -> dict[str, Any]:
+    """Confirmation modal dialog (five variants)."""
+    title, question, done, opener = MODAL_VARIANTS[i]
+    gold = fill(MODAL_HTML, title=title, question=question, done=done, opener=opener)
+    opened = {"expect": "visible", "sel": "#modal"}
+    rubric = [
+        item("opens", f"Clicking #{opener} shows the dialog #modal.", {"click": f"#{opener}"}, opened),
+        item("cancel", "#cancel closes the dialog and changes nothing.",
+             {"click": f"#{opener}"}, opened, {"click": "#cancel"}, {"expect": "hidden", "sel": "#modal"},
+             {"expect": "text", "sel": "#status", "equals": "Nothing done yet"}),
+        item("confirm", f"#confirm sets #status to '{done}' and closes the dialog.",
+             {"click": f"#{opener}"}, {"click": "#confirm"}, {"expect": "text", "sel": "#status", "equals": done},
+             {"expect": "hidden", "sel": "#modal"}),
+        item("escape", "Pressing Escape closes the dialog.",
+             {"click": f"#{opener}"}, opened, {"press": "Escape"}, {"expect": "hidden", "sel": "#modal"}),
+        item("backdrop", "Clicking the dimmed backdrop (#overlay, outside #modal) closes the dialog.",
+             {"click": f"#{opener}"}, opened, {"click": "#overlay", "at": [0.03, 0.03]},
+             {"expect": "hidden", "sel": "#modal"}),
+    ]
+    broken = [
+        breaking(gold, "no-escape", ["escape"],
+                 ('document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(); });', "")),
+        breaking(gold, "confirm-stays-open", ["confirm"],
+                 (f'document.getElementById("status").textContent = "{done}";\n  close();',
+                  f'document.getElementById("status").textContent = "{done}";')),
+        breaking(gold, "backdrop-ignored", ["backdrop"],
+                 ('overlay.addEventListener("click", (e) => { if (e.target === overlay) close(); });', "")),
+    ]
+    request = (f"A page with a button #{opener} that opens a confirmation dialog: #modal (role='dialog', asking "
+               f"'{question}') inside a full-screen dimmed backdrop #overlay. #confirm sets #status (initially "
+               f"'Nothing done yet') to '{done}' and closes; #cancel, the Escape key and a click on the backdrop "
+               "outside the dialog close it without changing anything.")
+    return task(f"modal-{i + 1:02d}", "modal", request, rubric, gold, [broken[i % 3]] if i < 3 else broken,
+                difficulty="easy", split="test" if i == 4 else "train")
+
+
+TIMER_VARIANTS = [("Tea timer", 180), ("Pomodoro break", 300), ("Plank", 45), ("Egg timer", 420), ("Quiz round", 90)]
+
+TIMER_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${title}</title>
+<style>body { font-family: sans-serif; margin: 2rem; } #time { font-size: 3rem; font-variant-numeric: tabular-nums; }</style></head>
+<body>
+<h1>${title}</h1>
+<div id="time"></div>
+<button id="start">Start</button> <button id="pause">Pause</button> <button id="reset">Reset</button>
+<p id="done" hidden>Time's up!</p>
+<script>
+const TOTAL = ${total};
+let left = TOTAL, timer = null;
+
+function pad(n) { return String(n).padStart(2, "0"); }
+function render() {
+  document.getElementById("time").textContent = pad(Math.floor(left / 60)) + ":" + pad(left % 60);
+  document.getElementById("done").hidden = left > 0;
+}
+function tick() {
+  left = Math.max(0, left - 1);
+  if (left === 0) stop();
+  render();
+}
+function start() { if (timer === null && left > 0) timer = setInterval(tick, 1000); }
+function stop() { clearInterval(timer); timer = null; }
+
+document.getElementById("start").addEventListener("click", start);
+document.getElementById("pause").addEventListener("click", stop);
+document.getElementById("reset").addEventListener("click", () => { stop(); left = TOTAL; render(); });
+render();
+</script>
+</body></html>
+"""
+
+
+def _mmss(s: int) -> str:
+    return f"{s // 60:02d}:{s % 60:02d}"
+
+
+@family(len(TIMER_VARIANTS))
+def countdown(i: int) -> dict[str, Any]:
+    """Countdown timer driven by a fake clock in the grader (five variants)."""
+    title, total = TIMER_VARIANTS[i]
+    gold = fill(TIMER_HTML, title=title, total=total)
+    t = {"expect": "text", "sel": "#time"}
+    rubric = [
+        item("counts", f"After #start, #time counts down once per second from {_mmss(total)}.",
+             {"click": "#start"}, {"advance": 3000}, {**t, "equals": _mmss(total - 3)}),
+        item("finishes", "At zero the timer stops at 00:00 and #done ('Time's up!') appears.",
+             {"click": "#start"}, {"advance": (total + 5) * 1000}, {**t, "equals": "00:00"},
+             {"expect": "visible", "sel": "#done"}),
+        item("pause", "#pause stops the countdown; #start resumes it.",
+             {"click": "#start"}, {"advance": 2000}, {"click": "#pause"}, {"advance": 5000},
+             {**t, "equals": _mmss(total - 2)}, {"click": "#start"}, {"advance": 1000},
+             {**t, "equals": _mmss(total - 3)}),
+        item("reset", f"#reset stops the timer and shows {_mmss(total)} again.",
+             {"click": "#start"}, {"advance": 4000}, {**t, "equals": _mmss(total - 4)}, {"click": "#reset"},
+             {"advance": 2000}, {**t, "equals": _mmss(total)}),
+        item("double_start", "Clicking #start twice does not make it run twice as fast.",
+             {"click": "#start"}, {"click": "#start"}, {"advance": 2000}, {**t, "equals": _mmss(total - 2)}),
+    ]
+    broken = [
+        breaking(gold, "pause-ignored", ["pause"],
+                 ('document.getElementById("pause").addEventListener("click", stop);', "")),
+        breaking(gold, "reset-keeps-running", ["reset"],
+                 ('() => { stop(); left = TOTAL; render(); }', '() => { left = TOTAL; render(); }')),
+        breaking(gold, "stacked-intervals", ["double_start"],
+                 ("if (timer === null && left > 0) timer = setInterval(tick, 1000);",
+                  "if (left > 0) timer = setInterval(tick, 1000);")),
+    ]
+    request = (f"A '{title}' countdown of {total} seconds. #time shows MM:SS (starting at {_mmss(total)}); #start "
+               "starts or resumes it (a second click while running changes nothing), #pause pauses, #reset stops "
+               "and restores the full time. At zero it stops at 00:00 and shows #done with the text \"Time's up!\" "
+               "(hidden before).")
+    return task(f"timer-{i + 1:02d}", "countdown", request, rubric, gold, [broken[i % 3]] if i < 3 else broken,
+                difficulty="medium", split="test" if i == 4 else "train")
+
+
+CANVAS_VARIANTS = [
+    ("Sketch pad", "pad", ("red", [220, 30, 30])),
+    ("Whiteboard", "board", ("blue", [30, 60, 220])),
+    ("Signature", "signature", ("green", [20, 150, 60])),
+    ("Doodle", "doodle", ("red", [220, 30, 30])),
+]
+
+CANVAS_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${title}</title>
+<style>body { font-family: sans-serif; margin: 1rem; } canvas { border: 1px solid #333; background: #fff; }</style></head>
+<body>
+<h1>${title}</h1>
+<canvas id="${cid}" width="400" height="240"></canvas><br>
+<button id="color-black">Black</button> <button id="color-${cname}">${cname}</button>
+<button id="clear">Clear</button> <span id="strokes">0 strokes</span>
+<script>
+const canvas = document.getElementById("${cid}");
+const ctx = canvas.getContext("2d");
+let drawing = false, color = "#000000", strokes = 0;
+
+function clearCanvas() {
+  ctx.fillStyle = "#ffffff";
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+}
+function point(e) {
+  const r = canvas.getBoundingClientRect();
+  return [(e.clientX - r.left) * canvas.width / r.width, (e.clientY - r.top) * canvas.height / r.height];
+}
+canvas.addEventListener("mousedown", (e) => {
+  drawing = true;
+  ctx.strokeStyle = color; ctx.lineWidth = 8; ctx.lineCap = "round";
+  ctx.beginPath(); ctx.moveTo(...point(e));
+});
+canvas.addEventListener("mousemove", (e) => { if (drawing) { ctx.lineTo(...point(e)); ctx.stroke(); } });
+window.addEventListener("mouseup", () => {
+  if (!drawing) return;
+  drawing = false;
+  strokes += 1;
+  document.getElementById("strokes").textContent = strokes + (strokes === 1 ? " stroke" : " strokes");
+});
+document.getElementById("color-black").addEventListener("click", () => { color = "#000000"; });
+document.getElementById("color-${cname}").addEventListener("click", () => { color = "${chex}"; });
+document.getElementById("clear").addEventListener("click", () => {
+  clearCanvas();
+  strokes = 0;
+  document.getElementById("strokes").textContent = "0 strokes";
+});
+clearCanvas();
+</script>
+</body></html>
+"""
+
+
+@family(len(CANVAS_VARIANTS))
+def canvas(i: int) -> dict[str, Any]:
+    """Canvas drawing with colours, clear and a stroke counter (four variants)."""
+    title, cid, (cname, rgb) = CANVAS_VARIANTS[i]
+    chex = "#%02x%02x%02x" % tuple(rgb)
+    gold = fill(CANVAS_HTML, title=title, cid=cid, cname=cname, chex=chex)
+    line = [[0.1, 0.5], [0.5, 0.5], [0.9, 0.5]]
+    rubric = [
+        item("draws", f"Dragging the mouse across #{cid} draws on it.",
+             {"snap": f"#{cid}", "as": "blank"}, {"draw": f"#{cid}", "points": line},
+             {"expect": "changed", "sel": f"#{cid}", "since": "blank"}),
+        item("clear", f"#clear wipes the drawing back to a blank canvas.",
+             {"snap": f"#{cid}", "as": "blank"}, {"draw": f"#{cid}", "points": line},
+             {"expect": "changed", "sel": f"#{cid}", "since": "blank"}, {"click": "#clear"},
+             {"expect": "unchanged", "sel": f"#{cid}", "since": "blank"}),
+        item("color", f"After clicking #color-{cname}, strokes are drawn in {cname}.",
+             {"click": f"#color-{cname}"}, {"draw": f"#{cid}", "points": line},
+             {"expect": "pixel", "sel": f"#{cid}", "at": [0.5, 0.5], "rgb": rgb, "tol": 70}),
+        item("strokes", "#strokes counts finished strokes ('1 stroke', '2 strokes').",
+             {"draw": f"#{cid}", "points": [[0.2, 0.2], [0.4, 0.3]]}, {"expect": "text", "sel": "#strokes", "equals": "1 stroke"},
+             {"draw": f"#{cid}", "points": [[0.2, 0.7], [0.6, 0.8]]}, {"expect": "text", "sel": "#strokes", "equals": "2 strokes"}),
+    ]
+    broken = [
+        breaking(gold, "clear-does-nothing", ["clear"], ("  clearCanvas();\n  strokes = 0;", "  strokes = 0;")),
+        breaking(gold, "colour-ignored", ["color"], ("ctx.strokeStyle = color;", 'ctx.strokeStyle = "#000000";')),
+        breaking(gold, "counts-moves", ["strokes"],
+                 ("if (drawing) { ctx.lineTo(...point(e)); ctx.stroke(); }",
+                  "if (drawing) { ctx.lineTo(...point(e)); ctx.stroke(); strokes += 0.01; }")),
+    ]
+    request = (f"A '{title}' drawing app: a 400x240 white <canvas id=\"{cid}\"> where pressing and dragging the mouse "
+               f"draws a line (width about 8px), buttons #color-black and #color-{cname} to pick the colour "
+               f"({chex}), #clear to wipe the canvas, and #strokes counting finished strokes ('1 stroke', "
+               "'2 strokes'; reset to '0 strokes' by #clear).")
+    return task(f"canvas-{i + 1:02d}", "canvas", request, rubric, gold, [broken[i % 3]] if i < 3 else broken,
+                difficulty="medium", split="test" if i == 3 else "train")
+
+
+QUIZ_VARIANTS = [
+    ("Capitals", [("Capital of France?", ["Lyon", "Paris", "Nice"], 1), ("Capital of Japan?", ["Tokyo", "Kyoto", "Osaka"], 0),
+                  ("Capital of Canada?", ["Toronto", "Vancouver", "Ottawa"], 2)]),
+    ("Planets", [("Largest planet?", ["Saturn", "Jupiter", "Neptune"], 1), ("Closest to the Sun?", ["Mercury", "Venus", "Mars"], 0),
+                 ("Has the most moons?", ["Earth", "Mars", "Saturn"], 2)]),
+    ("Arithmetic", [("7 × 8?", ["54", "56", "58"], 1), ("12 + 30?", ["42", "32", "52"], 0), ("81 ÷ 9?", ["8", "7", "9"], 2)]),
+    ("Chemistry", [("Symbol for gold?", ["Ag", "Au", "Gd"], 1), ("H2O is?", ["Water", "Salt", "Ozone"], 0),
+                   ("Atomic number of carbon?", ["12", "8", "6"], 2)]),
+    ("Music", [("Notes in an octave?", ["7", "8", "12"], 1), ("A piano has how many keys?", ["88", "76", "61"], 0),
+               ("Beats in 3/4 time?", ["4", "2", "3"], 2)]),
+]
+
+QUIZ_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${title} quiz</title>
+<style>body { font-family: sans-serif; margin: 2rem; } .option.selected { outline: 3px solid #06c; }</style></head>
+<body>
+<h1>${title} quiz</h1>
+<div id="quiz">
+  <p id="question"></p>
+  <div id="options"></div>
+  <button id="submit">Submit</button> <button id="next" hidden>Next</button>
+  <p id="feedback"></p>
+</div>
+<p id="score">Score: 0</p>
+<p id="result"></p>
+<script>
+const QUESTIONS = ${questions};
+let index = 0, score = 0, chosen = null, answered = false;
+
+function show() {
+  const q = QUESTIONS[index];
+  document.getElementById("question").textContent = q.text;
+  const box = document.getElementById("options");
+  box.innerHTML = "";
+  q.options.forEach((label, i) => {
+    const b = document.createElement("button");
+    b.className = "option";
+    b.textContent = label;
+    b.addEventListener("click", () => {
+      if (answered) return;
+      chosen = i;
+      box.querySelectorAll(".option").forEach((o) => o.classList.toggle("selected", o === b));
+    });
+    box.appendChild(b);
+  });
+  chosen = null; answered = false;
+  document.getElementById("feedback").textContent = "";
+  document.getElementById("next").hidden = true;
+}
+
+document.getElementById("submit").addEventListener("click", () => {
+  if (chosen === null || answered) return;
+  answered = true;
+  const q = QUESTIONS[index];
+  if (chosen === q.answer) { score += 1; document.getElementById("feedback").textContent = "Correct!"; }
+  else { document.getElementById("feedback").textContent = "Wrong. The answer is " + q.options[q.answer] + "."; }
+  document.getElementById("score").textContent = "Score: " + score;
+  if (index === QUESTIONS.length - 1) {
+    document.getElementById("result").textContent = "You scored " + score + "/" + QUESTIONS.length;
+  } else {
+    document.getElementById("next").hidden = false;
+  }
+});
+document.getElementById("next").addEventListener("click", () => { index += 1; show(); });
+show();
+</script>
+</body></html>
+"""
+
+
+@family(len(QUIZ_VARIANTS))
+def quiz(i: int) -> dict[str, Any]:
+    """Three-question multiple-choice quiz (five topics)."""
+    title, qs = QUIZ_VARIANTS[i]
+    questions = [{"text": t, "options": o, "answer": a} for t, o, a in qs]
+    gold = fill(QUIZ_HTML, title=title, questions=json.dumps(questions, ensure_ascii=False))
+
+    def pick(q: int, right: bool = True) -> list[dict[str, Any]]:
+        _, opts, ans = qs[q]
+        label = opts[ans] if right else opts[(ans + 1) % 3]
+        return [{"click": f"#options .option:text-is('{label}')"}, {"click": "#submit"}]
+
+    wrong_label = qs[0][1][(qs[0][2] + 1) % 3]
+    rubric = [
+        item("select", "Clicking an option marks it with the class 'selected'.",
+             {"click": f"#options .option:text-is('{wrong_label}')"},
+             {"expect": "class", "sel": f"#options .option:text-is('{wrong_label}')", "has": "selected"}),
+        item("correct", "Submitting the right answer adds one to #score ('Score: 1') and says 'Correct!'.",
+             *pick(0), {"expect": "text", "sel": "#score", "equals": "Score: 1"},
+             {"expect": "text", "sel": "#feedback", "equals": "Correct!"}),
+        item("wrong", "A wrong answer leaves the score and names the right answer in #feedback.",
+             *pick(0, right=False), {"expect": "text", "sel": "#feedback", "equals": f"Wrong. The answer is {qs[0][1][qs[0][2]]}."},
+             {"expect": "text", "sel": "#score", "equals": "Score: 0"}),
+        item("next", "#next shows the following question.",
+             *pick(0), {"click": "#next"}, {"expect": "text", "sel": "#question", "equals": qs[1][0]}),
+        item("final", "After the last question #result shows 'You scored N/3'.",
+             *pick(0), {"click": "#next"}, *pick(1, right=False), {"click": "#next"}, *pick(2),
+             {"expect": "text", "sel": "#result", "equals": "You scored 2/3"}),
+    ]
+    broken = [
+        breaking(gold, "score-not-shown", ["correct", "final"],
+                 ('document.getElementById("score").textContent = "Score: " + score;', ""),
+                 ('"You scored " + score + "/"', '"You scored " + 0 + "/"')),
+        breaking(gold, "vague-feedback", ["wrong"],
+                 ('"Wrong. The answer is " + q.options[q.answer] + "."', '"Wrong."')),
+        breaking(gold, "next-does-nothing", ["next", "final"],
+                 ('document.getElementById("next").addEventListener("click", () => { index += 1; show(); });', "")),
+    ]
+    request = (f"A {title.lower()} quiz of three questions: " + "; ".join(
+        f"'{t}' ({', '.join(o)}; answer {o[a]})" for t, o, a in qs) + ". Show the current question in #question "
+               "and its options as buttons with class 'option' inside #options; clicking one selects it (class "
+               "'selected'). #submit grades the selection: 'Correct!' or 'Wrong. The answer is X.' in #feedback, "
+               "and #score shows 'Score: N'. #next (shown after submitting) moves on; after the last question "
+               "#result shows 'You scored N/3'.")
+    return task(f"quiz-{i + 1:02d}", "quiz", request, rubric, gold, [broken[i % 3]] if i < 3 else broken,
+                difficulty="medium", split="test" if i == 4 else "train")
+
+
+FAMILIES = [tabs, modal, countdown, canvas, quiz]

@@ -1,0 +1,163 @@
+"""React apps: the component is JSX, compiled with esbuild and mounted in a fixed page."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ._util import breaking, family, fill, item, task
+
+RATING_VARIANTS = [("Rate this recipe", 5), ("How was your stay?", 5), ("Rate the movie", 10)]
+
+RATING_JSX = """import React, { useState } from "react";
+
+export default function App() {
+  const [rating, setRating] = useState(0);
+  const [hover, setHover] = useState(0);
+  const shown = hover || rating;
+  const stars = Array.from({ length: ${n} }, (_, i) => i + 1);
+  return (
+    <div>
+      <h1>${title}</h1>
+      <div id="stars" onMouseLeave={() => setHover(0)}>
+        {stars.map((s) => (
+          <button
+            key={s}
+            className={s <= shown ? "star filled" : "star"}
+            aria-label={s + " stars"}
+            onClick={() => setRating(s)}
+            onMouseEnter={() => setHover(s)}
+          >
+            ★
+          </button>
+        ))}
+      </div>
+      <p id="rating">{rating ? rating + " / ${n}" : "Not rated"}</p>
+      <button id="clear-rating" onClick={() => setRating(0)}>Clear</button>
+    </div>
+  );
+}
+"""
+
+
+@family(len(RATING_VARIANTS))
+def rating(i: int) -> dict[str, Any]:
+    """Star rating widget as a React component (three variants)."""
+    title, n = RATING_VARIANTS[i]
+    gold = fill(RATING_JSX, title=title, n=n)
+    star = lambda k: f"#stars .star:nth-child({k})"  # noqa: E731
+    rubric = [
+        item("rate", f"Clicking the third star shows '3 / {n}' in #rating.",
+             {"click": star(3)}, {"expect": "text", "sel": "#rating", "equals": f"3 / {n}"}),
+        item("filled", "Stars up to the chosen one have the class 'filled', later ones do not.",
+             {"click": star(4)}, {"expect": "class", "sel": star(1), "has": "filled"},
+             {"expect": "class", "sel": star(4), "has": "filled"}, {"expect": "class", "sel": star(5), "lacks": "filled"}),
+        item("change", "Clicking another star changes the rating.",
+             {"click": star(5)}, {"click": star(2)}, {"expect": "text", "sel": "#rating", "equals": f"2 / {n}"}),
+        item("clear", "#clear-rating goes back to 'Not rated'.",
+             {"click": star(2)}, {"expect": "text", "sel": "#rating", "equals": f"2 / {n}"},
+             {"click": "#clear-rating"}, {"expect": "text", "sel": "#rating", "equals": "Not rated"}),
+        item("hover", "Hovering a star previews it (stars up to it get 'filled') without rating.",
+             {"hover": star(4)}, {"expect": "class", "sel": star(3), "has": "filled"},
+             {"expect": "text", "sel": "#rating", "equals": "Not rated"}),
+    ]
+    broken = [
+        breaking(gold, "clear-does-nothing", ["clear"],
+                 ('<button id="clear-rating" onClick={() => setRating(0)}>', '<button id="clear-rating">')),
+        breaking(gold, "only-one-filled", ["filled", "hover"],
+                 ('s <= shown ? "star filled" : "star"', 's === shown ? "star filled" : "star"')),
+        breaking(gold, "no-preview", ["hover"], ("const shown = hover || rating;", "const shown = rating;")),
+    ]
+    request = (f"A React star-rating widget titled '{title}': {n} buttons with class 'star' inside #stars. Clicking "
+               f"star k rates k: #rating shows 'k / {n}' ('Not rated' before). Stars 1..k have the extra class "
+               "'filled'; hovering a star previews the same way without changing the rating. #clear-rating resets "
+               "to 'Not rated'.")
+    return task(f"react-rating-{i + 1:02d}", "react-rating", request, rubric, gold, [broken[i % 3]],
+                difficulty="easy", kind="react", split="test" if i == 2 else "train")
+
+
+CART_VARIANTS = [
+    ("Bakery", [("bread", "Bread", 3.5), ("croissant", "Croissant", 1.75), ("cake", "Cake", 12.0)]),
+    ("Stationery", [("pen", "Pen", 1.2), ("notebook", "Notebook", 4.5), ("stapler", "Stapler", 8.99)]),
+    ("Garden", [("seeds", "Seeds", 2.25), ("pot", "Pot", 6.0), ("gloves", "Gloves", 9.5)]),
+]
+
+CART_JSX = """import React, { useState } from "react";
+
+const PRODUCTS = ${products};
+
+export default function App() {
+  const [cart, setCart] = useState({});
+  const add = (id) => setCart((c) => ({ ...c, [id]: (c[id] || 0) + 1 }));
+  const remove = (id) => setCart((c) => { const next = { ...c }; delete next[id]; return next; });
+  const count = Object.values(cart).reduce((a, b) => a + b, 0);
+  const total = PRODUCTS.reduce((sum, p) => sum + (cart[p.id] || 0) * p.price, 0);
+  return (
+    <div>
+      <h1>${shop} shop</h1>
+      <ul id="products">
+        {PRODUCTS.map((p) => (
+          <li key={p.id}>
+            {p.name} ($${p.price.toFixed(2)}){" "}
+            <button id={"add-" + p.id} onClick={() => add(p.id)}>Add to cart</button>
+          </li>
+        ))}
+      </ul>
+      <h2>Cart (<span id="cart-count">{count}</span>)</h2>
+      <ul id="cart">
+        {PRODUCTS.filter((p) => cart[p.id]).map((p) => (
+          <li key={p.id}>
+            <span className="name">{p.name}</span> × <span className="qty">{cart[p.id]}</span>{" "}
+            <button className="remove" onClick={() => remove(p.id)}>Remove</button>
+          </li>
+        ))}
+      </ul>
+      <p id="total">Total: $${total.toFixed(2)}</p>
+    </div>
+  );
+}
+"""
+
+
+@family(len(CART_VARIANTS))
+def cart(i: int) -> dict[str, Any]:
+    """Shopping cart as a React component (three shops)."""
+    shop, products = CART_VARIANTS[i]
+    gold = fill(CART_JSX, shop=shop, products=json.dumps([{"id": k, "name": n, "price": p} for k, n, p in products]))
+    (a, an, ap), (b, bn, bp), _ = products
+    rubric = [
+        item("add", "'Add to cart' (#add-<id>) puts the product in the cart; #cart-count shows 1.",
+             {"click": f"#add-{a}"}, {"expect": "text", "sel": "#cart-count", "equals": "1"},
+             {"expect": "texts", "sel": "#cart li .name", "equals": [an]}),
+        item("qty", "Adding the same product twice shows quantity 2 and #cart-count 2.",
+             {"click": f"#add-{a}"}, {"click": f"#add-{a}"}, {"expect": "text", "sel": "#cart li .qty", "equals": "2"},
+             {"expect": "text", "sel": "#cart-count", "equals": "2"}),
+        item("total", "#total shows the sum of price × quantity as 'Total: $X.YZ'.",
+             {"click": f"#add-{a}"}, {"click": f"#add-{a}"}, {"click": f"#add-{b}"},
+             {"expect": "text", "sel": "#total", "equals": f"Total: ${2 * ap + bp:.2f}"}),
+        item("remove", "A cart line's 'Remove' button (class 'remove') removes that product only.",
+             {"click": f"#add-{a}"}, {"click": f"#add-{b}"}, {"click": "#cart li:first-child .remove"},
+             {"expect": "texts", "sel": "#cart li .name", "equals": [bn]}),
+        item("remove_total", "Removing everything brings #total back to 'Total: $0.00'.",
+             {"click": f"#add-{a}"}, {"click": f"#add-{a}"},
+             {"expect": "text", "sel": "#total", "equals": f"Total: ${2 * ap:.2f}"},
+             {"click": "#cart li:first-child .remove"}, {"expect": "text", "sel": "#total", "equals": "Total: $0.00"}),
+    ]
+    broken = [
+        breaking(gold, "distinct-count", ["qty"],
+                 ("const count = Object.values(cart).reduce((a, b) => a + b, 0);", "const count = Object.keys(cart).length;")),
+        breaking(gold, "total-ignores-qty", ["total", "remove_total"],
+                 ("sum + (cart[p.id] || 0) * p.price", "sum + (cart[p.id] ? p.price : 0)")),
+        breaking(gold, "removes-last", ["remove"],
+                 ("delete next[id];", "delete next[Object.keys(next).pop()];")),
+    ]
+    request = (f"A React shopping cart for a {shop.lower()} shop selling " + ", ".join(
+        f"{n} (id '{k}', ${p:.2f})" for k, n, p in products) + ". Each product has an 'Add to cart' button "
+               "#add-<id>. The cart <ul id=\"cart\"> has one <li> per product in it, in the product order, with "
+               "<span class=\"name\">, <span class=\"qty\"> and a 'Remove' button (class 'remove'). #cart-count shows "
+               "the number of units; #total shows 'Total: $X.YZ'.")
+    return task(f"react-cart-{i + 1:02d}", "react-cart", request, rubric, gold, [broken[i % 3]],
+                difficulty="medium", kind="react", split="test" if i == 2 else "train")
+
+
+FAMILIES = [rating, cart]
