@@ -235,8 +235,11 @@ def worker(spec, start, wfd):
                 msg["got"] = encode(result)
         except AssertionError as exc:
             sys.settrace(None)
-            msg["status"] = "fail"
+            # a failed assert of the tests is a wrong answer; one of the attempt's own is an error
+            msg["status"] = "fail" if spec.get("test_code") else "error"
+            msg["error"] = "AssertionError"
             msg["trace"] = short_trace(exc)
+            msg["line"] = _line_of(exc)
         except BaseException as exc:  # noqa: BLE001 - the attempt's error, reported
             sys.settrace(None)
             msg["status"] = "error"

@@ -178,21 +178,30 @@ def run_attempt(
         return RunResult([TestResult("timeout" if res.timed_out else "error", _expected(t), None, why) for t in tests],
                          loaded=False, load_error="HarnessExit", load_trace=why, flags=[] if res.timed_out else ["harness_exit"])
     payload = json.loads(m.group(1))
-    return _compare(payload, tests, kind, float_tol, lang)
+    return _compare(payload, tests, kind, float_tol, lang, bool(test_code))
 
 
 def _expected(test: dict[str, Any]) -> Any:
     return test.get("expected", test.get("output"))
 
 
+_TRUSTED_STATUS = {False: ("ran", "error", "timeout"), True: ("pass", "fail", "error", "timeout")}
+
+
 def _compare(payload: dict[str, Any], tests: list[dict[str, Any]], kind: str, float_tol: float | None,
-             lang: Language) -> RunResult:
+             lang: Language, test_code: bool = False) -> RunResult:
     meta = payload.get("meta", {})
     out: list[TestResult] = []
+    forged = False
     for test, raw in zip(tests, payload["results"], strict=True):
         raw = raw or {"status": "error", "trace": "no result"}
         expected = _expected(test)
         status, got = raw.get("status", "error"), raw.get("got")
+        if status not in (trusted := _TRUSTED_STATUS[bool(test_code)]):
+            # Only assert-style tests are judged inside; any other "pass" was written by the
+            # attempt itself into the result pipe (the forged-message exploit).
+            status, raw = "error", {**raw, "trace": f"result message with status {status!r} not from the harness"}
+            forged = True
         if status == "ran":
             if kind == "function":
                 ok = values_equal(got, expected, DEFAULT_FLOAT_TOL if float_tol is None else float_tol)
@@ -207,7 +216,7 @@ def _compare(payload: dict[str, Any], tests: list[dict[str, Any]], kind: str, fl
     flags = []
     if meta.get("harness_exit"):
         flags.append("harness_exit")
-    if meta.get("out_of_order") or meta.get("garbled"):
+    if meta.get("out_of_order") or meta.get("garbled") or forged:
         flags.append("forged_results")
     result.flags = flags
     if "load_error" in meta:
