@@ -181,7 +181,7 @@ class CodeEnv(gym.Env[Any, str]):
         self.episode = Episode(task)
         self._reset_options = options
         obs = self._start(task)
-        self.episode.last_observation = obs
+        self.episode.last_observation = _detached(obs)
         return obs, {"task_id": task.id, "split": task.split, "difficulty": task.difficulty, "turn": 0}
 
     def extra_reset_options(self) -> tuple[str, ...]:
@@ -210,10 +210,10 @@ class CodeEnv(gym.Env[Any, str]):
         if outcome.observation is not None:
             obs = outcome.observation
         elif episode.done:
-            obs = episode.last_observation
+            obs = _detached(episode.last_observation)
         else:
             obs = self._next_observation(outcome)
-        episode.last_observation, episode.last_feedback = obs, outcome.feedback
+        episode.last_observation, episode.last_feedback = _detached(obs), outcome.feedback
         episode.history.append({"turn": episode.turn, "reward": float(outcome.reward)})
         info = make_info(episode.task.id, outcome, len(action))
         info["turn"] = episode.turn
@@ -277,6 +277,11 @@ class CodeEnv(gym.Env[Any, str]):
 
     def _live_attributes(self) -> tuple[str, ...]:
         return ()
+
+
+def _detached(obs: Any) -> Any:
+    """A copy of an observation: users keep and may modify what an env returns (check_env)."""
+    return obs if isinstance(obs, str) else copy.deepcopy(obs)
 
 
 def _sandbox_spec(sandbox: str | dict[str, Any] | None) -> dict[str, Any]:
