@@ -20,6 +20,8 @@ from .grading import RunResult, run_attempt
 R_NO_CODE, R_SYNTAX, R_RUNTIME, R_WRONG_BASE, R_WRONG_SPAN, R_CORRECT = 0.0, 0.05, 0.1, 0.1, 0.2, 0.4
 #: Share of the way from baseline to expert cost that earns the full speed reward.
 FULL_SPEED_AT = 0.95
+#: Costs within this fraction of each other count as ties in the percentile view (noise).
+TIE = 0.10
 OFFLOAD_RE = re.compile(r"\b(?:subprocess|multiprocessing|os\.fork|os\.spawn|os\.system|os\.popen|threading|concurrent\.futures)\b")
 
 
@@ -60,7 +62,7 @@ class CodeOptimizationEnv(CodeGenEnv):
 
     ``improvement = t_base / t``. ``verdict["percentile"]``: the share of the reference
     solutions (baseline, expert, others) slower than the attempt; ``top50`` / ``top30``:
-    the attempt is at least as fast as 50% / 70% of them. ``token_rewards``: as CodeGen-v0
+    the attempt is at least as fast as 50% / 70% of them (costs within 10% count as ties). ``token_rewards``: as CodeGen-v0
     (fault localisation while not correct). ``audit``: CodeGen-v0's flags plus
     ``offloads_work`` (subprocesses / threads, whose CPU the worker's clock would miss).
 
@@ -132,7 +134,7 @@ class CodeOptimizationEnv(CodeGenEnv):
         rew = R_CORRECT + (1 - R_CORRECT) * comp["speedup"]
         refs = [c for c in costs[:-1] if c is not None]
         slower = sum(c > t for c in refs) / len(refs)
-        at_least = sum(c >= t for c in refs) / len(refs)
+        at_least = sum(c >= t * (1 - TIE) for c in refs) / len(refs)
         verdict = {"stage": "correct", "cost_ns": t, "baseline_ns": t_base, "expert_ns": t_exp,
                    "reference_ns": costs[:-1], "percentile": slower, "top50": at_least >= 0.5, "top30": at_least >= 0.7,
                    "noise_cv": noise, "measure": "worker CPU clock, min of repeats"}

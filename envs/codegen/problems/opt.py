@@ -56,7 +56,7 @@ PROBLEMS = [
                     return True
                 seen.add(x)
             return False
-        """), lambda r, n: [L(r, n, 0, 10**6), -1 if n > 100 else r.randint(0, 10**6)], 2500),
+        """), lambda r, n: (lambda xs: [xs, -1 if n > 100 else (xs[0] + xs[-1] if n > 1 and r.random() < 0.6 else r.randint(0, 10**6))])(L(r, n, 0, 10**6)), 2500),
     Opt("count_distinct", "def count_distinct(xs: list[int]) -> int:", "Return the number of distinct values in xs.",
         d("""
         def count_distinct(xs):
@@ -636,6 +636,8 @@ def opt_task(p: Opt, index: int) -> dict[str, Any]:
         if args not in big and encode(ns_b[entry](*copy.deepcopy(args))) != want:
             raise AssertionError(f"baseline and expert of {p.id} disagree on {args!r}")
         tests.append({"args": args, "expected": want})
+    if len({repr(t["expected"]) for t in tests}) < 2:
+        raise AssertionError(f"every test of {p.id} expects the same value: a constant answer would pass")
     prompt = (f"This Python function is correct but slow. Make it as fast as you can while keeping its "
               f"behaviour exactly.\n\n{p.doc}\n\n```python\n{p.baseline.rstrip()}\n```\n\n"
               "Reply with the complete faster function in a ```python code block.")

@@ -1,0 +1,79 @@
+"""CodeOptimization-v0: staged reward, calibrated cost, percentile view, bundled problems."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import codegym  # noqa: F401 - registers the ids
+
+TASK = "opt-two_sum_exists"
+
+
+@pytest.fixture(scope="module")
+def env():
+    e = gym.make("CodeOptimization-v0", repeats=3).unwrapped
+    yield e
+    e.close()
+
+
+def attempt(env, code: str, task_id: str = TASK):
+    env.reset(options={"task_id": task_id})
+    _, reward, terminated, _, info = env.step(f"```python\n{code}\n```" if code else "")
+    assert "infra_error" not in info, info["infra_error"]
+    return reward, info
+
+
+def test_bundled_set_has_forty_problems_with_baseline_expert_and_big_tests(env) -> None:
+    assert len(env.tasks) >= 40
+    assert all(t["baseline"] and t["gold"] and t["perf_tests"] for t in env.tasks)
+
+
+def test_expert_earns_one_and_the_baseline_earns_the_correct_stage_only(env) -> None:
+    task = env.tasks.get(TASK)
+    gold, info = attempt(env, task["gold"])
+    assert gold == 1.0, info["verdict"]
+    assert info["verdict"]["top30"] and info["verdict"]["percentile"] > 0
+    base, info = attempt(env, task["baseline"])
+    assert 0.4 <= base < 0.7, info["verdict"]
+    assert info["reward_components"]["correct"] == 1.0
+
+
+def test_failed_programs_are_ordered_by_how_far_they_got(env) -> None:
+    none, _ = attempt(env, "")
+    syntax, _ = attempt(env, "def two_sum_exists(xs, t) return")
+    runtime, _ = attempt(env, "def two_sum_exists(xs, t):\n    return xs[10**9]\n")
+    wrong_some, _ = attempt(env, "def two_sum_exists(xs, t):\n    return len(xs) > 3\n")
+    wrong_all, _ = attempt(env, "def two_sum_exists(xs, t):\n    return 'no'\n")
+    assert none < syntax < runtime <= wrong_all < wrong_some < 0.4
+
+
+def test_a_fake_fast_answer_that_returns_wrong_values_is_not_timed(env) -> None:
+    reward, info = attempt(env, "def two_sum_exists(xs, t):\n    return False\n")
+    assert reward < 0.4 and info["verdict"]["stage"] == "wrong_answer"
+
+
+def test_offloading_work_to_a_subprocess_is_flagged(env) -> None:
+    task = env.tasks.get(TASK)
+    code = "import subprocess\n" + task["gold"]
+    reward, info = attempt(env, code)
+    assert "offloads_work" in info["audit"]["flags"] and info["audit"]["audit_reward"] == 0.0
+
+
+def test_check_env_passes_on_code_optimization(env) -> None:
+    check_env(env)
+
+
+@pytest.mark.slow
+def test_every_optimization_problem_expert_earns_one_and_baseline_less() -> None:
+    e = gym.make("CodeOptimization-v0", repeats=3).unwrapped
+    try:
+        for task in e.tasks:
+            for _ in range(3):
+                r, info = attempt(e, task["gold"], task.id)
+                assert r == 1.0, (task.id, info["verdict"])
+            r, info = attempt(e, task["baseline"], task.id)
+            assert r < 1.0, (task.id, info["verdict"])
+    finally:
+        e.close()
