@@ -14,6 +14,7 @@ packages, package_dir = [], {}
 for name, folder in ROOTS.items():
     package_dir[name] = folder
     packages.append(name)
-    packages += [f"{name}.{sub}" for sub in find_namespace_packages(folder, exclude=["*__pycache__*"])]
+    if name != "codegym.assets":  # assets are data (their sample repos hold .py files too)
+        packages += [f"{name}.{sub}" for sub in find_namespace_packages(folder, exclude=["*__pycache__*"])]
 
 setup(packages=packages, package_dir=package_dir, package_data={"codegym.assets": ["**/*"]})

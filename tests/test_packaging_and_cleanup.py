@@ -31,6 +31,19 @@ def test_built_wheel_maps_every_top_level_folder_and_ships_the_assets(tmp_path: 
     assert len(shipped_assets) == len(on_disk)
     assert not any(n.startswith(("tests/", "bench/", "examples/")) for n in names)
 
+    # Installed from the wheel alone (no editable mapping), the envs find their bundled tasks.
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(wheel)], check=True)
+    probe = (
+        "import codegym, gymnasium as gym; env = gym.make('CodeGen-v0'); "
+        "print(codegym.__file__); print(len(env.unwrapped.tasks))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+        capture_output=True, text=True, check=True,
+    ).stdout.split()
+    assert out[0].startswith(str(site)) and int(out[1]) > 0
+
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_dropped_sandbox_is_cleaned_up_by_garbage_collection(backend: str) -> None:
