@@ -126,7 +126,7 @@ class ImageToCodeEnv(CodeEnv):
     def _start(self, task: Task) -> dict[str, Any]:
         target = self.target(task)
         self.episode.state["render"] = None  # type: ignore[union-attr]
-        return {"text": self.instruction(task), "image": target}
+        return {"text": self.instruction(task), "image": target.copy()}
 
     def gold_action(self) -> str:
         """The task's reference program in a fenced block (full reward)."""
@@ -170,12 +170,16 @@ class ImageToCodeEnv(CodeEnv):
         assert self.episode is not None
         solved = outcome.reward >= self.solved_threshold
         outcome.terminated = self.max_turns == 1 or solved
+        if outcome.terminated:
+            # A fresh observation every step: users keep what they were given (check_env).
+            outcome.observation = {"text": self.instruction(self.episode.task),
+                                   "image": self.target(self.episode.task).copy()}
         return outcome
 
     def _next_observation(self, outcome: Outcome) -> dict[str, Any]:
         assert self.episode is not None
         text = f"{outcome.feedback}\n\n{self.instruction(self.episode.task)}"
-        return {"text": text, "image": self.target(self.episode.task)}
+        return {"text": text, "image": self.target(self.episode.task).copy()}
 
     def render(self) -> np.ndarray | None:  # type: ignore[override]
         """``rgb_array``: the current render (blank before any attempt) beside the target."""

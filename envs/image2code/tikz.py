@@ -32,7 +32,7 @@ from .render import RenderResult
 #: Width and height of the canvas in cm.
 CANVAS_CM = 8.0
 #: The most LaTeX runs one grading makes (each failing run drops the commands it blamed).
-MAX_RUNS = 3
+MAX_RUNS = 4
 
 _BEGIN = re.compile(r"\\begin\s*\{tikzpicture\}")
 _END = re.compile(r"\\end\s*\{tikzpicture\}")
@@ -294,40 +294,52 @@ def render_tikz(sandbox: Sandbox, code: str, size: tuple[int, int], *, progress:
     final: np.ndarray | None = None
     final_error, runs = "", 0
     body_line0 = code.count("\n", 0, pic.body_start)
+    include_final = True
     while True:
         runs += 1
         doc = _Doc(pic.libraries)
         kept = [k for k in range(len(cmds)) if k not in failed] if progress else []
         for k in kept:
             doc.page(pic.options, _prefix_parts(code, pic, cmds, k, failed))
-        final_first = doc.page(pic.options, [(pic.body, -2)])
+        final_first = doc.page(pic.options, [(pic.body, -2)]) if include_final else -1
         res = _compile(sandbox, doc, size, timeout)
         if res["limit"]:
             return RenderResult(spans, [None] * len(cmds), None, res["limit"], dict(failed),
                                 timed_out=res["timed_out"], oom=res["oom"], mode="killed")
         blamed: dict[int, str] = {}
+        final_page = doc.pages - 1 if include_final else -2
         for lineno, msg in res["errors"]:
             page, element = doc.owner[lineno - 1] if 0 < lineno <= len(doc.owner) else (-1, None)
-            if page == doc.pages - 1:
+            if page == final_page:
                 if not final_error:
                     user_line = body_line0 + (lineno - final_first) + 1
                     final_error = f"line {max(1, user_line)}: {msg}"
             elif element is not None and element >= 0 and element not in failed:
                 blamed.setdefault(element, msg)
         pages = res["pages"]
+        complete = len(pages) == doc.pages
         for j, k in enumerate(kept):
-            frames[k] = pages[j] if j < len(pages) and k not in blamed else None
-        if len(pages) == doc.pages:
-            final = pages[-1]
-        elif not final_error:
-            final_error = res["fatal"] or "LaTeX produced no output"
+            frames[k] = pages[j] if complete and k not in blamed else None
+        if include_final:
+            if complete and not final_error:
+                final = pages[-1]
+            elif not final_error:
+                final_error = res["fatal"] or "LaTeX produced no output"
         failed.update(blamed)
-        if not blamed or runs >= MAX_RUNS:
+        retry = bool(blamed)
+        if include_final and final_error and not complete and kept:
+            # The program as written stopped LaTeX and took the prefix pages with it: the
+            # program's error is known, so compile the prefixes without it.
+            include_final, retry = False, True
+        if not retry or runs >= MAX_RUNS:
             break
-        final_error, final = "", None
     for k in range(len(cmds)) if progress else ():
         if k not in failed and frames[k] is None:
             failed[k] = res["fatal"] or "not rendered (an earlier error stopped LaTeX)"
+    if failed and not final_error.startswith("line "):
+        # The program stopped LaTeX before its own page: name the first failing command.
+        k = min(failed)
+        final_error = f"line {code.count(chr(10), 0, cmds[k].start) + 1}: {failed[k]}"
     if final_error:
         final = None
     return RenderResult(spans if progress else [], frames if progress else [], final, final_error, failed,
