@@ -248,6 +248,10 @@ async def run_item(sess: Session, origin: str, react: bool, item: dict[str, Any]
         res["passed"] = False
         res["reason"] = "timed out: the page stopped responding (endless loop or busy main thread?)"
         res["hung"] = True
+    if not res["passed"] and not res.get("hung") and not await _responsive(page):
+        # A step that timed out because the handler it fired never returned (endless loop).
+        res["hung"] = True
+        res["reason"] += " (the page stopped responding: endless loop or busy main thread?)"
     if not res.get("hung"):
         if not res["passed"]:
             res["dom"] = await _excerpt(page, state.last_sel)
@@ -256,6 +260,14 @@ async def run_item(sess: Session, origin: str, react: bool, item: dict[str, Any]
     res["page_errors"] = w.page_errors[marks[0]:]
     res["console_errors"] = w.console_errors[marks[1]:]
     return res
+
+
+async def _responsive(page: Any) -> bool:
+    try:
+        await asyncio.wait_for(page.evaluate("1"), 1.5)
+        return True
+    except Exception:  # noqa: BLE001 - timeout, or a crashed/closed page
+        return False
 
 
 async def _flow(page: Any, cdp: Any, origin: str, react: bool, steps: list[dict[str, Any]],

@@ -1,0 +1,183 @@
+"""WebApp-v0: tasks, gold and broken apps, the React path, reward levels, credit, check_env."""
+
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from codegym.envs.webapp import WebAppEnv
+from codegym.envs.webapp.catalog import build_tasks
+from codegym.envs.webapp.flows import validate_flow
+
+# One task per kind of flow: storage + reload, fake clock, pixels, keyboard, drag, React.
+GOLD_SAMPLE = ["todo-01", "timer-02", "canvas-01", "tabs-01", "reorder-01", "react-cart-01"]
+BROKEN_SAMPLE = ["todo-01", "modal-01", "convert-02", "react-rating-01"]
+
+
+@pytest.fixture(scope="module")
+def env():
+    e = WebAppEnv()
+    yield e
+    e.close()
+
+
+def step(env, task_id, action):
+    env.reset(options={"task_id": task_id})
+    return env.step(action)
+
+
+def failed_items(info):
+    return sorted(it["id"] for it in info["verdict"]["items"] if not it["passed"])
+
+
+# ---------------------------------------------------------------------- tasks (no browser)
+def test_bundled_set_has_at_least_60_requests_each_with_rubric_gold_and_broken_apps():
+    env = WebAppEnv()
+    assert len(env.tasks) >= 60
+    families = {t["family"] for t in env.tasks}
+    assert {"todo", "calculator", "form", "tabs", "modal", "table", "countdown", "reorder", "canvas", "quiz",
+            "converter"} <= families
+    for t in env.tasks:
+        assert t["rubric"] and t["broken"], t.id
+        for b in t["broken"]:
+            assert b["code"] != t["gold"] and b["breaks"], (t.id, b["name"])
+        assert not any(validate_flow(it["flow"]) for it in t["rubric"]), t.id
+    assert sum(t.get("kind") == "react" for t in env.tasks) >= 6
+
+
+def test_bundled_file_is_what_the_catalog_builds():
+    env = WebAppEnv()
+    assert [t.data for t in env.tasks] == json.loads("[" + ",".join(json.dumps(t) for t in build_tasks()) + "]")
+
+
+def test_malformed_flow_is_rejected_at_make_with_the_field_named():
+    bad = build_tasks()[0] | {"id": "bad"}
+    bad["rubric"] = [{"id": "x", "text": "x", "flow": [{"click": "#a"}]}]
+    with pytest.raises(ValueError, match=r"rubric\[0\]\.flow.*last step must be an expectation"):
+        WebAppEnv(tasks=[bad])
+
+
+def test_reset_observation_states_the_request_and_numbered_rubric():
+    env = WebAppEnv()
+    obs, info = env.reset(options={"task_id": "calc-01"})
+    assert info["task_id"] == "calc-01" and "#btn-clear" in obs and "\n1. " in obs and "```html" in obs
+
+
+def test_gym_make_builds_the_env():
+    e = gym.make("codegym:WebApp-v0")
+    assert isinstance(e.unwrapped, WebAppEnv)
+    e.close()
+
+
+# ---------------------------------------------------------------------- grading in Chromium
+@pytest.mark.parametrize("task_id", GOLD_SAMPLE)
+def test_gold_app_earns_full_reward(env, task_id):
+    env.reset(options={"task_id": task_id})
+    _, reward, terminated, truncated, info = env.step(env.gold_action())
+    assert reward == 1.0, info["feedback"]
+    assert terminated and not truncated
+    assert info["reward_components"] == {"format": 1.0, "source": 1.0, "runtime": 1.0, "functional": 1.0}
+    assert info["audit"] == {"flags": [], "audit_reward": 1.0}
+    assert all(v > 0 for _, _, v in info["token_rewards"]) and info["token_rewards"]
+
+
+@pytest.mark.parametrize("task_id", BROKEN_SAMPLE)
+def test_each_broken_app_fails_exactly_the_items_it_breaks(env, task_id):
+    env.reset(options={"task_id": task_id})
+    for bad in env.broken_actions():
+        _, reward, _, _, info = step(env, task_id, bad["action"])
+        assert failed_items(info) == sorted(bad["breaks"]), (bad["name"], info["feedback"])
+        n = len(info["verdict"]["items"])
+        assert reward == pytest.approx(0.3 + 0.7 * (n - len(bad["breaks"])) / n)
+        failed = [it for it in info["verdict"]["items"] if not it["passed"]]
+        assert all(it["evidence"]["dom"] and it["evidence"]["screenshot_png_b64"] for it in failed)
+
+
+def test_failed_items_get_negative_spans_on_the_code_they_touch(env):
+    env.reset(options={"task_id": "tabs-01"})
+    bad = next(b for b in env.broken_actions() if b["name"] == "stale-aria")
+    _, _, _, _, info = step(env, "tabs-01", bad["action"])
+    action = bad["action"]
+    negative = [action[s:e] for s, e, v in info["token_rewards"] if v < 0]
+    # the failing items touch #tab-specs/#tab-reviews and the tabs' click/keydown handlers
+    assert any("tab-" in text for text in negative)
+    assert any('addEventListener("keydown"' in text or "select(next)" in text for text in negative)
+    positive = [action[s:e] for s, e, v in info["token_rewards"] if v > 0]
+    assert any("panel-" in text or "select(tab)" in text for text in positive)
+
+
+def test_react_component_compiles_mounts_and_grades(env):
+    env.reset(options={"task_id": "react-rating-01"})
+    gold = env.gold_action()
+    assert gold.startswith("```jsx")
+    _, reward, _, _, info = env.step(gold)
+    assert reward == 1.0, info["feedback"]
+    assert info["verdict"]["kind"] == "react" and info["verdict"]["compile_errors"] == []
+
+
+def test_react_compile_error_stops_at_the_source_level_with_the_line_blamed(env):
+    code = "export default function App() {\n  return <div><span>unclosed</div>;\n}\n"
+    _, reward, _, _, info = step(env, "react-rating-01", f"```jsx\n{code}```")
+    assert info["reward_components"] == {"format": 1.0, "source": 0.0, "runtime": 0.0, "functional": 0.0}
+    assert reward == pytest.approx(0.1)
+    assert "did not compile" in info["feedback"]
+    action = f"```jsx\n{code}```"
+    assert [action[s:e] for s, e, v in info["token_rewards"] if v < 0] == ["return <div><span>unclosed</div>;"]
+
+
+def test_component_that_throws_on_render_fails_runtime(env):
+    code = "export default function App() { throw new Error('render exploded'); }\n"
+    _, reward, _, _, info = step(env, "react-rating-02", f"```jsx\n{code}```")
+    assert info["reward_components"]["runtime"] == 0.0 and info["reward_components"]["functional"] == 0.0
+    assert reward == pytest.approx(0.2)
+    assert "render exploded" in info["feedback"]
+
+
+def test_html_syntax_error_stops_at_the_source_level(env):
+    html = "<html><body><button id='inc'>+</button><script>function (}</script></body></html>"
+    _, reward, _, _, info = step(env, "counter-01", f"```html\n{html}\n```")
+    assert info["reward_components"]["source"] == 0.0 and reward == pytest.approx(0.1)
+    assert "did not parse" in info["feedback"]
+
+
+def test_text_without_an_app_gets_the_floor_without_a_browser(env):
+    _, reward, terminated, _, info = step(env, "todo-02", "Sure! I would build it with React.")
+    assert reward == 0.0 and terminated
+    assert "No app found" in info["feedback"] and info["reward_components"]["format"] == 0.0
+
+
+def test_a_page_already_showing_the_final_state_is_no_transition(env):
+    # A forged page that prints every expected result up front: nothing changes when the
+    # flow acts, so no item passes (the grader needs the transition, not the end state).
+    html = ("<div id='display'>12</div>" + "".join(f"<button id='btn-{k}'>{k}</button>" for k in
+            ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "plus", "times", "equals", "clear", "dot"]))
+    _, reward, _, _, info = step(env, "calc-01", f"```html\n{html}\n```")
+    digits = next(it for it in info["verdict"]["items"] if it["id"] == "digits")
+    assert not digits["passed"] and "no transition" in digits["reason"]
+    assert reward < 0.31
+
+
+def test_info_is_deterministic_for_the_same_action(env):
+    env.reset(options={"task_id": "modal-01"})
+    bad = env.broken_actions()[0]["action"]
+    infos = [step(env, "modal-01", bad)[4] for _ in range(2)]
+    assert infos[0] == infos[1]
+    assert "127.0.0.1" not in json.dumps(infos[0])  # the ephemeral port is normalised away
+
+
+def test_check_env_passes():
+    e = WebAppEnv()
+    check_env(e, skip_render_check=True)
+    e.close()
+
+
+def test_pickled_env_grades_again(env):
+    import pickle
+
+    env.reset(options={"task_id": "counter-02"})
+    clone = pickle.loads(pickle.dumps(env))
+    _, reward, _, _, info = clone.step(clone.gold_action())
+    assert reward == 1.0, info["feedback"]

