@@ -5,10 +5,10 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
+from codegym.envs.image2code.render import install_worker, render_svg, render_svg_naive
 from gymnasium.utils.env_checker import check_env
 
 import codegym  # noqa: F401 - registers the env ids
-from codegym.envs.image2code.render import install_worker, render_svg, render_svg_naive
 from codegym.sandbox import create
 
 HEAD = '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 256 256">'
@@ -97,8 +97,10 @@ def test_failing_element_gets_negative_span_and_later_elements_still_render(env)
 
 
 def test_huge_canvas_is_scaled_to_the_output_size_and_contained(env):
-    huge = ('<svg xmlns="http://www.w3.org/2000/svg" width="1000000" height="1000000">'
-            '<rect width="1000000" height="1000000" fill="red" stroke="blue" stroke-width="99999"/></svg>')
+    huge = (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="1000000" height="1000000">'
+        '<rect width="1000000" height="1000000" fill="red" stroke="blue" stroke-width="99999"/></svg>'
+    )
     _, reward, _, _, info = step(env, fenced(huge))
     assert "infra_error" not in info and 0.0 <= reward <= 1.0
     assert env.unwrapped.render().shape == (256, 516, 3)
@@ -116,9 +118,11 @@ def test_recursive_use_is_blocked_flagged_and_contained_by_the_renderer(env):
 
 
 def test_billion_laughs_is_blocked_flagged_and_refused_by_the_parser(env):
-    lol = ('<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY a "aaaaaaaaaa">'
-           + "".join(f'<!ENTITY {chr(98 + i)} "{("&" + chr(97 + i) + ";") * 10}">' for i in range(8))
-           + ']><svg xmlns="http://www.w3.org/2000/svg"><text y="20">&i;</text></svg>')
+    lol = (
+        '<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY a "aaaaaaaaaa">'
+        + "".join(f'<!ENTITY {chr(98 + i)} "{("&" + chr(97 + i) + ";") * 10}">' for i in range(8))
+        + ']><svg xmlns="http://www.w3.org/2000/svg"><text y="20">&i;</text></svg>'
+    )
     _, reward, _, _, info = step(env, fenced(lol))
     assert reward == 0.0 and "xml_entities" in info["audit"]["flags"]
     with create(timeout_s=60, memory_mb=512) as sb:
@@ -138,11 +142,14 @@ def test_file_reference_is_blocked_flagged_and_denied_inside_the_worker(env):
 
 
 def test_one_pass_prefixes_match_rendering_each_prefix_from_scratch():
-    svg = (HEAD + '<defs><circle id="c" r="20" fill="green"/></defs>'
-           '<g fill="red" transform="translate(10,10)"><rect width="50" height="50"/><circle cx="120" cy="60" r="30"/></g>'
-           '<g opacity="0.5"><rect x="100" y="100" width="90" height="90" fill="blue"/><ellipse cx="60" cy="200" rx="40" ry="20"/></g>'
-           '<use href="#c" x="200" y="40"/><path d="M10 250 L250 120" stroke="black" stroke-width="5"/>'
-           '<text x="20" y="240" font-size="20">hi</text></svg>')
+    svg = (
+        HEAD + '<defs><circle id="c" r="20" fill="green"/></defs>'
+        '<g fill="red" transform="translate(10,10)"><rect width="50" height="50"/><circle cx="120" cy="60" r="30"/></g>'
+        '<g opacity="0.5"><rect x="100" y="100" width="90" height="90" fill="blue"/>'
+        '<ellipse cx="60" cy="200" rx="40" ry="20"/></g>'
+        '<use href="#c" x="200" y="40"/><path d="M10 250 L250 120" stroke="black" stroke-width="5"/>'
+        '<text x="20" y="240" font-size="20">hi</text></svg>'
+    )
     with create(timeout_s=120) as sb:
         install_worker(sb)
         fast = render_svg(sb, svg, (96, 96))

@@ -9,11 +9,12 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
+from codegym.envs.image2code.tasks import default_cache_dir
+from codegym.envs.image2code.tikz import render_tikz, render_tikz_naive, tex_stage
 from gymnasium.utils.env_checker import check_env
 
 import codegym  # noqa: F401 - registers the env ids
-from codegym.envs.image2code.tasks import default_cache_dir
-from codegym.envs.image2code.tikz import render_tikz, render_tikz_naive, tex_stage
+from codegym.errors import SandboxError
 from codegym.sandbox import create
 
 TASK = "tikz-hard-002"
@@ -80,8 +81,10 @@ def test_failing_command_gets_negative_span_and_later_commands_still_render(env)
 
 
 def test_shell_escape_and_file_reads_are_blocked_and_flagged(env):
-    for body, flag in [("\\immediate\\write18{touch pwned}", "shell_escape"),
-                       ("\\input{/etc/passwd}", "external_reference")]:
+    for body, flag in [
+        ("\\immediate\\write18{touch pwned}", "shell_escape"),
+        ("\\input{/etc/passwd}", "external_reference"),
+    ]:
         env.reset(seed=0, options={"task_id": TASK})
         _, reward, _, _, info = env.step(picture("\\draw (0,0) -- (1,1);", body))
         assert reward == 0.0 and flag in info["audit"]["flags"]
@@ -91,7 +94,7 @@ def test_renderer_contains_shell_escape_and_file_reads_past_the_screen(sandbox):
     code = "\\begin{tikzpicture}\n\\immediate\\write18{touch pwned}\n\\input{/etc/passwd}\n\\end{tikzpicture}"
     res = render_tikz(sandbox, code, (64, 64), timeout=30)
     assert res.final is None and res.error
-    with pytest.raises(Exception):
+    with pytest.raises(SandboxError):
         sandbox.read_file("pwned")  # no shell ran
     log = sandbox.read_file("job.log").decode(errors="replace")
     assert "root:x:0:0" not in log
@@ -108,7 +111,9 @@ def test_runaway_loop_through_the_env_is_flagged_and_env_stays_usable(cache):
     e = gym.make("ImageToTikZ-v0", cache_dir=cache, render_timeout_s=4)
     try:
         e.reset(seed=0, options={"task_id": TASK})
-        _, reward, _, _, info = e.step(picture("\\foreach \\i in {1,...,10000} {\\foreach \\j in {1,...,10000} {\\fill (0,0) circle (1pt);}}"))
+        _, reward, _, _, info = e.step(
+            picture("\\foreach \\i in {1,...,10000} {\\foreach \\j in {1,...,10000} {\\fill (0,0) circle (1pt);}}")
+        )
         assert reward == 0.0 and "render_timeout" in info["audit"]["flags"] and "time limit" in info["feedback"]
         e.reset(seed=0, options={"task_id": TASK})
         assert e.step(e.unwrapped.gold_action())[1] >= 0.99
@@ -117,9 +122,11 @@ def test_runaway_loop_through_the_env_is_flagged_and_env_stays_usable(cache):
 
 
 def test_one_latex_run_pages_match_compiling_each_prefix_alone(sandbox):
-    code = ("\\begin{tikzpicture}\n\\fill[red] (1,1) rectangle (3,3);\n\\begin{scope}[shift={(2,2)}]\n"
-            "\\draw[blue, line width=3pt] (0,0) -- (4,1);\n\\fill[green] (1,3) circle (1);\n\\end{scope}\n"
-            "\\node[font=\\Large] at (6,6) {A};\n\\end{tikzpicture}")
+    code = (
+        "\\begin{tikzpicture}\n\\fill[red] (1,1) rectangle (3,3);\n\\begin{scope}[shift={(2,2)}]\n"
+        "\\draw[blue, line width=3pt] (0,0) -- (4,1);\n\\fill[green] (1,3) circle (1);\n\\end{scope}\n"
+        "\\node[font=\\Large] at (6,6) {A};\n\\end{tikzpicture}"
+    )
     fast = render_tikz(sandbox, code, (64, 64))
     slow = render_tikz_naive(sandbox, code, (64, 64))
     assert fast.mode == "pages x1" and len(fast.frames) == len(slow) == 4

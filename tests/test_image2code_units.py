@@ -7,8 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PIL import Image
-
 from codegym.envs.image2code import generate
 from codegym.envs.image2code.grading import grade_render
 from codegym.envs.image2code.render import RenderResult
@@ -16,6 +14,7 @@ from codegym.envs.image2code.similarity import SimilarityTracker, similarity, ss
 from codegym.envs.image2code.svgsplit import annotate, screen_svg, split_svg
 from codegym.envs.image2code.tasks import complete_task_data, image_folder_tasks, is_image_folder, load_image
 from codegym.envs.image2code.tikz import parse_picture, screen_tikz, split_tikz
+from PIL import Image
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 
@@ -45,16 +44,24 @@ def test_identical_images_have_similarity_one_and_blank_is_lower():
 
 # --------------------------------------------------------------------------- SVG splitting
 def test_svg_split_finds_drawable_leaves_and_skips_defs():
-    code = ('<svg xmlns="http://www.w3.org/2000/svg"><defs><circle id="a" r="2"/></defs>'
-            '<g fill="red"><rect width="2" height="2"/><circle r="2"></circle></g><use href="#a"/></svg>')
+    code = (
+        '<svg xmlns="http://www.w3.org/2000/svg"><defs><circle id="a" r="2"/></defs>'
+        '<g fill="red"><rect width="2" height="2"/><circle r="2"></circle></g><use href="#a"/></svg>'
+    )
     els = split_svg(code)
     assert [e.tag for e in els] == ["rect", "circle", "use"]
-    assert [code[e.start : e.end] for e in els] == ['<rect width="2" height="2"/>', '<circle r="2"></circle>', '<use href="#a"/>']
+    assert [code[e.start : e.end] for e in els] == [
+        '<rect width="2" height="2"/>',
+        '<circle r="2"></circle>',
+        '<use href="#a"/>',
+    ]
     assert [e.closers for e in els] == ["</g></svg>", "</g></svg>", "</svg>"]
     doc, spans = annotate(code, els)
     assert [doc[s:e] for s, e, _ in spans] == [
-        '<rect data-codegym-k="0" width="2" height="2"/>', '<circle data-codegym-k="1" r="2"></circle>',
-        '<use data-codegym-k="2" href="#a"/>']
+        '<rect data-codegym-k="0" width="2" height="2"/>',
+        '<circle data-codegym-k="1" r="2"></circle>',
+        '<use data-codegym-k="2" href="#a"/>',
+    ]
 
 
 def test_svg_split_closes_unclosed_elements_in_their_prefix():
@@ -68,36 +75,54 @@ def test_svg_attribute_with_angle_bracket_does_not_cut_the_tag():
     assert [e.tag for e in split_svg(code)] == ["text", "rect"]
 
 
-@pytest.mark.parametrize("code,flag", [
-    ('<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;">]><svg>&lol2;</svg>', "xml_entities"),
-    ('<svg><image href="file:///etc/passwd" width="9" height="9"/></svg>', "external_reference"),
-    ('<svg><image xlink:href="http://example.com/x.png"/></svg>', "external_reference"),
-    ('<svg><style>@import url(x.css);</style></svg>', "external_reference"),
-    ('<svg><rect fill="url(http://evil/p#x)"/></svg>', "external_reference"),
-    ('<svg><use id="u" href="#u"/></svg>', "recursive_reference"),
-    ('<svg><defs><g id="a"><use href="#b"/></g><g id="b"><use href="#a"/></g></defs><use href="#a"/></svg>',
-     "recursive_reference"),
-])
+@pytest.mark.parametrize(
+    "code,flag",
+    [
+        (
+            '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;">]><svg>&lol2;</svg>',
+            "xml_entities",
+        ),
+        ('<svg><image href="file:///etc/passwd" width="9" height="9"/></svg>', "external_reference"),
+        ('<svg><image xlink:href="http://example.com/x.png"/></svg>', "external_reference"),
+        ("<svg><style>@import url(x.css);</style></svg>", "external_reference"),
+        ('<svg><rect fill="url(http://evil/p#x)"/></svg>', "external_reference"),
+        ('<svg><use id="u" href="#u"/></svg>', "recursive_reference"),
+        (
+            '<svg><defs><g id="a"><use href="#b"/></g><g id="b"><use href="#a"/></g></defs><use href="#a"/></svg>',
+            "recursive_reference",
+        ),
+    ],
+)
 def test_hostile_svg_is_flagged_by_the_screen(code, flag):
     assert flag in [f for f, _ in screen_svg(code)]
 
 
 def test_internal_references_and_data_urls_pass_the_screen():
-    code = ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"><defs>'
-            '<linearGradient id="g"/><circle id="c" r="3"/></defs><use xlink:href="#c"/><use href="#c"/>'
-            '<rect fill="url(#g)"/><image href="data:image/png;base64,AAAA"/></svg>')
+    code = (
+        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"><defs>'
+        '<linearGradient id="g"/><circle id="c" r="3"/></defs><use xlink:href="#c"/><use href="#c"/>'
+        '<rect fill="url(#g)"/><image href="data:image/png;base64,AAAA"/></svg>'
+    )
     assert screen_svg(code) == []
 
 
 # --------------------------------------------------------------------------- TikZ splitting
 def test_tikz_split_respects_braces_foreach_scopes_and_comments():
-    code = (r"\begin{tikzpicture}[scale=1]" "\n"
-            r"\fill[fill={rgb,255:red,1;green,2;blue,3}] (0,0) rectangle (1,1); % a ; comment" "\n"
-            r"\begin{scope}[shift={(1,1)}]" "\n"
-            r"\foreach \i in {1,2} {\draw (\i,0) -- (\i,1); \fill (0,\i) circle (1pt);}" "\n"
-            r"\end{scope}" "\n"
-            r"\node at (4,4) {a;b};" "\n"
-            r"\end{tikzpicture}")
+    code = (
+        r"\begin{tikzpicture}[scale=1]"
+        "\n"
+        r"\fill[fill={rgb,255:red,1;green,2;blue,3}] (0,0) rectangle (1,1); % a ; comment"
+        "\n"
+        r"\begin{scope}[shift={(1,1)}]"
+        "\n"
+        r"\foreach \i in {1,2} {\draw (\i,0) -- (\i,1); \fill (0,\i) circle (1pt);}"
+        "\n"
+        r"\end{scope}"
+        "\n"
+        r"\node at (4,4) {a;b};"
+        "\n"
+        r"\end{tikzpicture}"
+    )
     pic = parse_picture(code)
     assert pic.options == "scale=1"
     cmds = split_tikz(code)
@@ -116,23 +141,29 @@ def test_tikz_command_cut_off_gets_its_braces_and_semicolon_closed():
     assert len(cmds) == 2 and cmds[1].closers == "};" and cmds[1].end == len(code)
 
 
-@pytest.mark.parametrize("body,flag", [
-    (r"\immediate\write18{touch /sandbox/pwned}", "shell_escape"),
-    (r"\input{/etc/passwd}", "external_reference"),
-    (r"\openin5=/etc/passwd", "external_reference"),
-    (r"\def\a{\a}\a", "macro_definition"),
-    (r"\newcommand\x{\x}\x", "macro_definition"),
-    (r"^^5cinput{/etc/passwd}", "caret_escape"),
-    (r"\end{document}", "document_structure"),
-    (r"\tikzset{a/.code={\input{/etc/passwd}}}", "macro_definition"),
-])
+@pytest.mark.parametrize(
+    "body,flag",
+    [
+        (r"\immediate\write18{touch /sandbox/pwned}", "shell_escape"),
+        (r"\input{/etc/passwd}", "external_reference"),
+        (r"\openin5=/etc/passwd", "external_reference"),
+        (r"\def\a{\a}\a", "macro_definition"),
+        (r"\newcommand\x{\x}\x", "macro_definition"),
+        (r"^^5cinput{/etc/passwd}", "caret_escape"),
+        (r"\end{document}", "document_structure"),
+        (r"\tikzset{a/.code={\input{/etc/passwd}}}", "macro_definition"),
+    ],
+)
 def test_hostile_tikz_is_flagged_by_the_screen(body, flag):
     code = "\\begin{tikzpicture}\n\\draw (0,0) -- (1,1);\n" + body + "\n\\end{tikzpicture}"
     assert flag in [f for f, _ in screen_tikz(code)]
 
 
 def test_tikz_preamble_outside_the_picture_is_not_screened():
-    code = "\\documentclass{standalone}\\usepackage{tikz}\\begin{document}\\begin{tikzpicture}\\draw (0,0)--(1,1);\\end{tikzpicture}\\end{document}"
+    code = (
+        "\\documentclass{standalone}\\usepackage{tikz}\\begin{document}"
+        "\\begin{tikzpicture}\\draw (0,0)--(1,1);\\end{tikzpicture}\\end{document}"
+    )
     assert screen_tikz(code) == []
 
 

@@ -44,9 +44,10 @@ class ImageToCodeEnv(CodeEnv):
         render_timeout_s: wall-clock limit of one grading's render.
         memory_mb: memory limit of the render sandbox.
         cache_dir: where rendered targets are cached (None: :func:`default_cache_dir`).
+
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 1}
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 1}
     language: ClassVar[str] = ""
     solved_threshold: ClassVar[float] = 0.99
 
@@ -102,6 +103,7 @@ class ImageToCodeEnv(CodeEnv):
         """The target image of ``task`` (rendered from its code once, then cached on disk)."""
         if task.id in self._targets:
             return self._targets[task.id]
+        img: np.ndarray | None
         if "image" in task.data:
             img = load_image(task["image"], self.image_size)
         else:
@@ -143,24 +145,37 @@ class ImageToCodeEnv(CodeEnv):
         target = self.target(task)
         extracted = extract_code(action, self.language)
         if extracted is None:
-            return self._final(Outcome(self.floor_reward, {"compile": 0.0}, "No code found in the answer: "
-                                       f"give the {self.language.upper()} program in a fenced block.",
-                                       verdict={"compiled": False, "error": "no code"}))
+            return self._final(
+                Outcome(
+                    self.floor_reward,
+                    {"compile": 0.0},
+                    f"No code found in the answer: give the {self.language.upper()} program in a fenced block.",
+                    verdict={"compiled": False, "error": "no code"},
+                )
+            )
         code = extracted.code
         blocked = self.screen(code)
         if blocked:
             flags = sorted({f for f, _ in blocked})
-            return self._final(Outcome(
-                self.floor_reward, {"compile": 0.0},
-                "Not rendered: " + "; ".join(m for _, m in blocked),
-                verdict={"compiled": False, "error": "blocked", "blocked": flags}, audit_flags=flags,
-            ))
+            return self._final(
+                Outcome(
+                    self.floor_reward,
+                    {"compile": 0.0},
+                    "Not rendered: " + "; ".join(m for _, m in blocked),
+                    verdict={"compiled": False, "error": "blocked", "blocked": flags},
+                    audit_flags=flags,
+                )
+            )
         result = self._render(code, progress=True)
         ref = task.get("code")
         outcome, shown = grade_render(
-            result, target, code, extracted.start,
+            result,
+            target,
+            code,
+            extracted.start,
             reference_length=len(ref) if isinstance(ref, str) else None,
-            length_weight=self.length_weight, fail_penalty=self.fail_penalty,
+            length_weight=self.length_weight,
+            fail_penalty=self.fail_penalty,
         )
         outcome.audit_flags = [flag for attr, flag in LIMIT_FLAGS.items() if getattr(result, attr)]
         self.episode.state["render"] = shown
@@ -172,8 +187,10 @@ class ImageToCodeEnv(CodeEnv):
         outcome.terminated = self.max_turns == 1 or solved
         if outcome.terminated:
             # A fresh observation every step: users keep what they were given (check_env).
-            outcome.observation = {"text": self.instruction(self.episode.task),
-                                   "image": self.target(self.episode.task).copy()}
+            outcome.observation = {
+                "text": self.instruction(self.episode.task),
+                "image": self.target(self.episode.task).copy(),
+            }
         return outcome
 
     def _next_observation(self, outcome: Outcome) -> dict[str, Any]:
@@ -297,7 +314,7 @@ class ImageToSVGEnv(ImageToCodeEnv):
 
 
 class ImageToTikZEnv(ImageToCodeEnv):
-    """Draw a target image as TikZ; dense reward from the progress of intermediate renders.
+    r"""Draw a target image as TikZ; dense reward from the progress of intermediate renders.
 
     ## Description
     The observation shows a target image; the agent writes a TikZ picture reproducing it on
@@ -312,7 +329,7 @@ class ImageToTikZEnv(ImageToCodeEnv):
     ## Action
     Text: a ``tikzpicture`` environment (or a whole document, or bare commands) in a fenced
     block (```latex / ```tex / ```tikz) or unfenced. Only the picture, its options and
-    ``\\usetikzlibrary`` names are used.
+    ``\usetikzlibrary`` names are used.
 
     ## Observation
     ``Dict(text=instruction, image=Box(0, 255, (H, W, 3), uint8))`` as in ImageToSVG-v0.

@@ -25,9 +25,18 @@ UNITS_PER_CM = 32.0
 DIFFICULTIES = ("easy", "medium", "hard")
 
 PALETTE: dict[str, tuple[int, int, int]] = {
-    "red": (231, 76, 60), "blue": (52, 152, 219), "green": (46, 204, 113), "orange": (230, 126, 34),
-    "purple": (155, 89, 182), "yellow": (241, 196, 15), "teal": (26, 188, 156), "navy": (44, 62, 80),
-    "gray": (149, 165, 166), "brown": (141, 85, 36), "pink": (253, 121, 168), "black": (20, 20, 20),
+    "red": (231, 76, 60),
+    "blue": (52, 152, 219),
+    "green": (46, 204, 113),
+    "orange": (230, 126, 34),
+    "purple": (155, 89, 182),
+    "yellow": (241, 196, 15),
+    "teal": (26, 188, 156),
+    "navy": (44, 62, 80),
+    "gray": (149, 165, 166),
+    "brown": (141, 85, 36),
+    "pink": (253, 121, 168),
+    "black": (20, 20, 20),
 }
 LIGHT: dict[str, tuple[int, int, int]] = {"sky": (214, 234, 248), "sand": (250, 240, 215), "mint": (225, 245, 234)}
 
@@ -56,19 +65,48 @@ def _random_shape(rng: random.Random) -> Shape:
     fill = _color(rng)
     if kind == "rect":
         x, y = rng.randint(16, 150), rng.randint(16, 150)
-        return {"kind": "rect", "x": x, "y": y, "w": rng.randint(30, 240 - x), "h": rng.randint(30, 240 - y), "fill": fill}
+        return {
+            "kind": "rect",
+            "x": x,
+            "y": y,
+            "w": rng.randint(30, 240 - x),
+            "h": rng.randint(30, 240 - y),
+            "fill": fill,
+        }
     if kind == "circle":
         r = rng.randint(16, 70)
-        return {"kind": "circle", "cx": rng.randint(r + 8, 248 - r), "cy": rng.randint(r + 8, 248 - r), "r": r, "fill": fill}
+        return {
+            "kind": "circle",
+            "cx": rng.randint(r + 8, 248 - r),
+            "cy": rng.randint(r + 8, 248 - r),
+            "r": r,
+            "fill": fill,
+        }
     if kind == "ellipse":
         rx, ry = rng.randint(20, 90), rng.randint(12, 60)
-        return {"kind": "ellipse", "cx": rng.randint(rx + 8, 248 - rx), "cy": rng.randint(ry + 8, 248 - ry),
-                "rx": rx, "ry": ry, "fill": fill}
+        return {
+            "kind": "ellipse",
+            "cx": rng.randint(rx + 8, 248 - rx),
+            "cy": rng.randint(ry + 8, 248 - ry),
+            "rx": rx,
+            "ry": ry,
+            "fill": fill,
+        }
     if kind == "line":
-        return {"kind": "line", "x1": rng.randint(10, 120), "y1": rng.randint(10, 246), "x2": rng.randint(136, 246),
-                "y2": rng.randint(10, 246), "stroke": fill, "sw": rng.choice([4, 6, 8, 10])}
+        return {
+            "kind": "line",
+            "x1": rng.randint(10, 120),
+            "y1": rng.randint(10, 246),
+            "x2": rng.randint(136, 246),
+            "y2": rng.randint(10, 246),
+            "stroke": fill,
+            "sw": rng.choice([4, 6, 8, 10]),
+        }
     pts = [(rng.randint(16, 240), rng.randint(16, 240)) for _ in range(3)]
-    if abs((pts[1][0] - pts[0][0]) * (pts[2][1] - pts[0][1]) - (pts[2][0] - pts[0][0]) * (pts[1][1] - pts[0][1])) < 2000:
+    if (
+        abs((pts[1][0] - pts[0][0]) * (pts[2][1] - pts[0][1]) - (pts[2][0] - pts[0][0]) * (pts[1][1] - pts[0][1]))
+        < 2000
+    ):
         pts = [(40, 216), (128, 40), (216, 216)]
     return {"kind": "polygon", "points": pts, "fill": fill}
 
@@ -77,10 +115,16 @@ def _house(rng: random.Random) -> list[Shape]:
     x, w = rng.randint(40, 70), rng.randint(110, 150)
     top, bottom = rng.randint(100, 130), 220
     wall, roof = _color(rng, ("black",)), _color(rng, ("black",))
-    out: list[Shape] = [{"kind": "rect", "x": 0, "y": 0, "w": 256, "h": 256, "fill": "sky"}] if rng.random() < 0.5 else []
+    out: list[Shape] = (
+        [{"kind": "rect", "x": 0, "y": 0, "w": 256, "h": 256, "fill": "sky"}] if rng.random() < 0.5 else []
+    )
     out += [
         {"kind": "rect", "x": x, "y": top, "w": w, "h": bottom - top, "fill": wall},
-        {"kind": "polygon", "points": [(x - 12, top), (x + w // 2, top - rng.randint(50, 80)), (x + w + 12, top)], "fill": roof},
+        {
+            "kind": "polygon",
+            "points": [(x - 12, top), (x + w // 2, top - rng.randint(50, 80)), (x + w + 12, top)],
+            "fill": roof,
+        },
         {"kind": "rect", "x": x + w // 2 - 14, "y": bottom - 50, "w": 28, "h": 50, "fill": "brown"},
         {"kind": "rect", "x": x + 12, "y": top + 18, "w": 26, "h": 26, "fill": "yellow"},
     ]
@@ -95,9 +139,17 @@ def _sun(rng: random.Random) -> list[Shape]:
     out: list[Shape] = [{"kind": "circle", "cx": cx, "cy": cy, "r": r, "fill": col}]
     for i in range(n):
         a = 2 * math.pi * i / n
-        out.append({"kind": "line", "x1": round(cx + (r + 10) * math.cos(a)), "y1": round(cy + (r + 10) * math.sin(a)),
-                    "x2": round(cx + (r + 40) * math.cos(a)), "y2": round(cy + (r + 40) * math.sin(a)),
-                    "stroke": col, "sw": 6})
+        out.append(
+            {
+                "kind": "line",
+                "x1": round(cx + (r + 10) * math.cos(a)),
+                "y1": round(cy + (r + 10) * math.sin(a)),
+                "x2": round(cx + (r + 40) * math.cos(a)),
+                "y2": round(cy + (r + 40) * math.sin(a)),
+                "stroke": col,
+                "sw": 6,
+            }
+        )
     return out
 
 
@@ -141,15 +193,22 @@ def _target(rng: random.Random) -> list[Shape]:
     cx, cy = 128 + rng.randint(-15, 15), 128 + rng.randint(-15, 15)
     a, b = rng.sample(list(PALETTE), 2)
     n = rng.randint(3, 5)
-    return [{"kind": "circle", "cx": cx, "cy": cy, "r": 100 - i * (90 // n), "fill": a if i % 2 == 0 else b} for i in range(n)]
+    return [
+        {"kind": "circle", "cx": cx, "cy": cy, "r": 100 - i * (90 // n), "fill": a if i % 2 == 0 else b}
+        for i in range(n)
+    ]
 
 
 def _traffic(rng: random.Random) -> list[Shape]:
     x = rng.randint(90, 130)
-    out: list[Shape] = [{"kind": "rect", "x": x, "y": 30, "w": 60, "h": 180, "fill": "navy"},
-                        {"kind": "rect", "x": x + 24, "y": 210, "w": 12, "h": 40, "fill": "gray"}]
+    out: list[Shape] = [
+        {"kind": "rect", "x": x, "y": 30, "w": 60, "h": 180, "fill": "navy"},
+        {"kind": "rect", "x": x + 24, "y": 210, "w": 12, "h": 40, "fill": "gray"},
+    ]
     for i, c in enumerate(["red", "yellow", "green"]):
-        out.append({"kind": "circle", "cx": x + 30, "cy": 63 + 57 * i, "r": 22, "fill": c if rng.random() < 0.7 else "gray"})
+        out.append(
+            {"kind": "circle", "cx": x + 30, "cy": 63 + 57 * i, "r": 22, "fill": c if rng.random() < 0.7 else "gray"}
+        )
     return out
 
 
@@ -173,7 +232,9 @@ def _bar_chart(rng: random.Random) -> list[Shape]:
     n = rng.randint(4, 8)
     out: list[Shape] = []
     for i in range(1, 4):
-        out.append({"kind": "line", "x1": 32, "y1": 224 - i * 50, "x2": 240, "y2": 224 - i * 50, "stroke": "gray", "sw": 1})
+        out.append(
+            {"kind": "line", "x1": 32, "y1": 224 - i * 50, "x2": 240, "y2": 224 - i * 50, "stroke": "gray", "sw": 1}
+        )
     _axes(out)
     step = 200 // n
     col = _color(rng, ("gray", "black"))
@@ -181,7 +242,16 @@ def _bar_chart(rng: random.Random) -> list[Shape]:
         h = rng.randint(20, 190)
         c = col if rng.random() < 0.7 else _color(rng, ("gray", "black"))
         out.append({"kind": "rect", "x": 40 + i * step, "y": 224 - h, "w": step - 8, "h": h, "fill": c})
-        out.append({"kind": "text", "x": 40 + i * step + (step - 8) // 2, "y": 244, "s": chr(65 + i), "size": 14, "fill": "black"})
+        out.append(
+            {
+                "kind": "text",
+                "x": 40 + i * step + (step - 8) // 2,
+                "y": 244,
+                "s": chr(65 + i),
+                "size": 14,
+                "fill": "black",
+            }
+        )
     return out
 
 
@@ -207,7 +277,17 @@ def _pie_chart(rng: random.Random) -> list[Shape]:
     out: list[Shape] = []
     for i, w in enumerate(weights):
         sweep = 360.0 * w / total
-        out.append({"kind": "wedge", "cx": cx, "cy": cy, "r": r, "a0": round(start, 2), "a1": round(start + sweep, 2), "fill": cols[i]})
+        out.append(
+            {
+                "kind": "wedge",
+                "cx": cx,
+                "cy": cy,
+                "r": r,
+                "a0": round(start, 2),
+                "a1": round(start + sweep, 2),
+                "fill": cols[i],
+            }
+        )
         start += sweep
     for i in range(n):
         out.append({"kind": "rect", "x": 216, "y": 40 + i * 30, "w": 18, "h": 18, "fill": cols[i]})
@@ -225,8 +305,18 @@ def _flow(rng: random.Random) -> list[Shape]:
         else:
             x, y, w, h = 8 + i * (248 // n), 104, 248 // n - 22, 48
         boxes.append((x, y, w, h))
-        out.append({"kind": "rect", "x": x, "y": y, "w": w, "h": h, "fill": rng.choice(["sky", "sand", "mint"]),
-                    "stroke": "navy", "sw": 2})
+        out.append(
+            {
+                "kind": "rect",
+                "x": x,
+                "y": y,
+                "w": w,
+                "h": h,
+                "fill": rng.choice(["sky", "sand", "mint"]),
+                "stroke": "navy",
+                "sw": 2,
+            }
+        )
         out.append({"kind": "text", "x": x + w // 2, "y": y + h // 2 + 5, "s": f"S{i + 1}", "size": 14, "fill": "navy"})
     for (x, y, w, h), (x2, y2, _w2, _h2) in zip(boxes, boxes[1:], strict=False):
         if vertical:
@@ -279,18 +369,22 @@ def _svg_shape(s: Shape) -> str:
         x0, y0 = cx + r * math.cos(a0), cy - r * math.sin(a0)
         x1, y1 = cx + r * math.cos(a1), cy - r * math.sin(a1)
         large = 1 if s["a1"] - s["a0"] > 180 else 0
-        return (f'<path d="M{cx},{cy} L{x0:.2f},{y0:.2f} A{r},{r} 0 {large},0 {x1:.2f},{y1:.2f} Z" {paint}/>')
+        return f'<path d="M{cx},{cy} L{x0:.2f},{y0:.2f} A{r},{r} 0 {large},0 {x1:.2f},{y1:.2f} Z" {paint}/>'
     if k == "text":
-        return (f'<text x="{s["x"]}" y="{s["y"]}" font-family="DejaVu Sans" font-size="{s["size"]}" '
-                f'text-anchor="middle" {paint}>{s["s"]}</text>')
+        return (
+            f'<text x="{s["x"]}" y="{s["y"]}" font-family="DejaVu Sans" font-size="{s["size"]}" '
+            f'text-anchor="middle" {paint}>{s["s"]}</text>'
+        )
     raise ValueError(f"unknown shape kind {k!r}")
 
 
 def to_svg(shapes: list[Shape]) -> str:
     """The scene as an SVG document, one element per line."""
     body = "\n".join("  " + _svg_shape(s) for s in shapes)
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{SIZE}" height="{SIZE}" viewBox="0 0 {SIZE} {SIZE}">\n'
-            f"{body}\n</svg>\n")
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{SIZE}" height="{SIZE}" viewBox="0 0 {SIZE} {SIZE}">\n'
+        f"{body}\n</svg>\n"
+    )
 
 
 # --------------------------------------------------------------------------- TikZ
@@ -329,12 +423,16 @@ def _tikz_shape(s: Shape) -> str:
     if k == "polyline":
         return f"\\draw[{', '.join(opts)}, line join=round] " + " -- ".join(_pt(x, y) for x, y in s["points"]) + ";"
     if k == "wedge":
-        return (f"{cmd}{o} {_pt(s['cx'], s['cy'])} -- ++({s['a0']}:{_cm(s['r'])}) "
-                f"arc ({s['a0']}:{s['a1']}:{_cm(s['r'])}) -- cycle;")
+        return (
+            f"{cmd}{o} {_pt(s['cx'], s['cy'])} -- ++({s['a0']}:{_cm(s['r'])}) "
+            f"arc ({s['a0']}:{s['a1']}:{_cm(s['r'])}) -- cycle;"
+        )
     if k == "text":
         size = "\\Large" if s["size"] <= 14 else "\\LARGE"
-        return (f"\\node[text={_tikz_color(s['fill'])}, font=\\sffamily{size}, anchor=base] "
-                f"at {_pt(s['x'], s['y'])} {{{s['s']}}};")
+        return (
+            f"\\node[text={_tikz_color(s['fill'])}, font=\\sffamily{size}, anchor=base] "
+            f"at {_pt(s['x'], s['y'])} {{{s['s']}}};"
+        )
     raise ValueError(f"unknown shape kind {k!r}")
 
 
@@ -355,7 +453,14 @@ def index(language: str, per_difficulty: int = 80, test_every: int = 5) -> list[
     out = []
     for difficulty in DIFFICULTIES:
         for seed in range(per_difficulty):
-            out.append({"id": f"{language}-{difficulty}-{seed:03d}", "generator": "scene-v1", "language": language,
-                        "seed": seed, "difficulty": difficulty,
-                        "split": "test" if seed % test_every == test_every - 1 else "train"})
+            out.append(
+                {
+                    "id": f"{language}-{difficulty}-{seed:03d}",
+                    "generator": "scene-v1",
+                    "language": language,
+                    "seed": seed,
+                    "difficulty": difficulty,
+                    "split": "test" if seed % test_every == test_every - 1 else "train",
+                }
+            )
     return out

@@ -67,6 +67,7 @@ def grade_render(
 
     Returns:
         The outcome and the image to show as the current render.
+
     """
     tracker = SimilarityTracker(target)
     s_blank = tracker.score(blank_canvas(target.shape))
@@ -77,12 +78,12 @@ def grade_render(
     for k, (start, end) in enumerate(render.spans):
         img = render.frames[k] if k < len(render.frames) else None
         failed = img is None or k in render.failed
-        cur = prev if failed else tracker.score(img)
+        cur = prev if img is None or failed else tracker.score(img)
         value = (cur.value - prev.value) / denom - (fail_penalty if failed else 0.0)
         per_element.append(value)
         if end > start:
             spans.append((code_offset + start, code_offset + end, value))
-        if not failed:
+        if img is not None and not failed:
             prev, prev_img = cur, img
     final = render.final
     compiled = final is not None and not render.error and not render.failed
@@ -119,7 +120,8 @@ def grade_render(
         "elements": len(render.spans),
         "failed_elements": [
             {"index": k, "line": line_of(code, render.spans[k][0]), "message": msg[:300]}
-            for k, msg in sorted(render.failed.items()) if k < len(render.spans)
+            for k, msg in sorted(render.failed.items())
+            if k < len(render.spans)
         ],
         "error": render.error,
         "timed_out": render.timed_out,
@@ -129,8 +131,9 @@ def grade_render(
     return Outcome(reward, components, feedback, spans, verdict), shown
 
 
-def _feedback(render: RenderResult, code: str, compiled: bool, sim: Similarity, progress: float,
-              per_element: list[float]) -> str:
+def _feedback(
+    render: RenderResult, code: str, compiled: bool, sim: Similarity, progress: float, per_element: list[float]
+) -> str:
     lines = []
     if not compiled:
         error = render.error
@@ -139,14 +142,18 @@ def _feedback(render: RenderResult, code: str, compiled: bool, sim: Similarity, 
             error = f"line {line_of(code, render.spans[k][0])}: {render.failed[k]}"
         lines.append(f"The program does not render: {error or 'no image was produced'}")
     else:
-        lines.append(f"Rendered. Similarity to the target {sim.value:.3f} (SSIM {sim.ssim:.3f}, "
-                     f"pixel L2 {sim.l2:.3f}); progress over a blank canvas {progress:.3f}.")
+        lines.append(
+            f"Rendered. Similarity to the target {sim.value:.3f} (SSIM {sim.ssim:.3f}, "
+            f"pixel L2 {sim.l2:.3f}); progress over a blank canvas {progress:.3f}."
+        )
     lines.append(f"{len(render.spans)} drawing elements found.")
     for k, msg in sorted(render.failed.items())[:5]:
         if k < len(render.spans):
             lines.append(f"- element {k + 1} (line {line_of(code, render.spans[k][0])}) failed: {msg[:200]}")
     worst = sorted((v, k) for k, v in enumerate(per_element) if k not in render.failed and v < -0.005)[:3]
     for v, k in worst:
-        lines.append(f"- element {k + 1} (line {line_of(code, render.spans[k][0])}) moved the render away "
-                     f"from the target ({v:+.3f})")
+        lines.append(
+            f"- element {k + 1} (line {line_of(code, render.spans[k][0])}) moved the render away "
+            f"from the target ({v:+.3f})"
+        )
     return "\n".join(lines)

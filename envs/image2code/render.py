@@ -39,6 +39,7 @@ class RenderResult:
         timed_out: the render hit its time limit.
         oom: the render hit its memory limit.
         mode: how the prefixes were made (``incremental``, ``pages``, ``prefix``...).
+
     """
 
     spans: list[tuple[int, int]]
@@ -64,8 +65,9 @@ def install_worker(sandbox: Sandbox) -> None:
     sandbox.write_file(WORKER_NAME, WORKER.read_text(encoding="utf-8"))
 
 
-def render_svg(sandbox: Sandbox, code: str, size: tuple[int, int], *, progress: bool = True,
-               timeout: float | None = None) -> RenderResult:
+def render_svg(
+    sandbox: Sandbox, code: str, size: tuple[int, int], *, progress: bool = True, timeout: float | None = None
+) -> RenderResult:
     """Render ``code`` and (with ``progress``) every element prefix in one sandboxed process.
 
     Args:
@@ -77,6 +79,7 @@ def render_svg(sandbox: Sandbox, code: str, size: tuple[int, int], *, progress: 
 
     Raises:
         InfraError: the worker broke without the document being the cause.
+
     """
     elements = split_svg(code)
     doc, spans = annotate(code, elements)
@@ -86,8 +89,9 @@ def render_svg(sandbox: Sandbox, code: str, size: tuple[int, int], *, progress: 
     plain_spans = [(e.start, e.end) for e in elements]
     limit = _limit_error(res, "the SVG render")
     if limit:
-        return RenderResult(plain_spans, [None] * len(elements), None, limit,
-                            timed_out=res.timed_out, oom=res.oom_killed, mode="killed")
+        return RenderResult(
+            plain_spans, [None] * len(elements), None, limit, timed_out=res.timed_out, oom=res.oom_killed, mode="killed"
+        )
     try:
         report = json.loads(res.stdout.strip().splitlines()[-1])
         frames = np.load(io.BytesIO(sandbox.read_file("frames.npy")))
@@ -112,7 +116,9 @@ def render_svg(sandbox: Sandbox, code: str, size: tuple[int, int], *, progress: 
     return RenderResult(plain_spans, per, frame(report["final"]), report["final_error"], failed, mode=report["mode"])
 
 
-def render_svg_naive(sandbox: Sandbox, code: str, size: tuple[int, int], timeout: float | None = None) -> list[np.ndarray | None]:
+def render_svg_naive(
+    sandbox: Sandbox, code: str, size: tuple[int, int], timeout: float | None = None
+) -> list[np.ndarray | None]:
     """Baseline: render each closed prefix from scratch, one sandboxed process per prefix.
 
     Returns the render of each prefix (None where it failed).

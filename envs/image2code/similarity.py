@@ -43,6 +43,7 @@ class Similarity:
         ssim: grey-level SSIM.
         l2: ``1 - RMSE / 255`` over RGB.
         value: the combined similarity (module docstring).
+
     """
 
     ssim: float
@@ -80,6 +81,7 @@ class SimilarityTracker:
 
     Args:
         target: the ``(H, W, 3)`` uint8 target image (at least 7x7).
+
     """
 
     def __init__(self, target: np.ndarray) -> None:
@@ -91,7 +93,7 @@ class SimilarityTracker:
         self._prev: np.ndarray | None = None
         self._prev_grey: np.ndarray | None = None
         self._smap: np.ndarray | None = None
-        self._sq_err: np.ndarray | None = None
+        self._last = Similarity(0.0, 0.0)
 
     def score(self, render: np.ndarray) -> Similarity:
         """Similarity of ``render``; cheap when it differs from the last scored render in a small box."""
@@ -127,18 +129,18 @@ class SimilarityTracker:
         in_r = (max(0, r0 - 2 * _PAD), min(h, r1 + 2 * _PAD))
         in_c = (max(0, c0 - 2 * _PAD), min(w, c1 + 2 * _PAD))
         assert self._prev_grey is not None and self._smap is not None
-        sub = self._ssim_map(self._prev_grey[in_r[0]:in_r[1], in_c[0]:in_c[1]], in_r, in_c)
-        self._smap[out_r[0]:out_r[1], out_c[0]:out_c[1]] = sub[
-            out_r[0] - in_r[0]:out_r[1] - in_r[0], out_c[0] - in_c[0]:out_c[1] - in_c[0]
+        sub = self._ssim_map(self._prev_grey[in_r[0] : in_r[1], in_c[0] : in_c[1]], in_r, in_c)
+        self._smap[out_r[0] : out_r[1], out_c[0] : out_c[1]] = sub[
+            out_r[0] - in_r[0] : out_r[1] - in_r[0], out_c[0] - in_c[0] : out_c[1] - in_c[0]
         ]
 
     def _ssim_map(self, x: np.ndarray, rows: tuple[int, int], cols: tuple[int, int]) -> np.ndarray:
         """scikit-image's SSIM map formula over a window of the image (rows, cols of it)."""
-        y = self._ty[rows[0]:rows[1], cols[0]:cols[1]]
+        y = self._ty[rows[0] : rows[1], cols[0] : cols[1]]
         ux = uniform_filter(x, _WIN)
-        uy = self._uy[rows[0]:rows[1], cols[0]:cols[1]]
+        uy = self._uy[rows[0] : rows[1], cols[0] : cols[1]]
         uxx = uniform_filter(x * x, _WIN)
-        uyy = self._uyy[rows[0]:rows[1], cols[0]:cols[1]]
+        uyy = self._uyy[rows[0] : rows[1], cols[0] : cols[1]]
         uxy = uniform_filter(x * y, _WIN)
         vx = _COV_NORM * (uxx - ux * ux)
         vy = _COV_NORM * (uyy - uy * uy)

@@ -16,7 +16,6 @@ A document that does not parse is rendered prefix by prefix (each closed).
 import json
 import sys
 
-import cairosvg
 import numpy as np
 from cairosvg.parser import Tree
 from cairosvg.surface import PNGSurface
@@ -33,6 +32,8 @@ def deny_external(url, resource_type):
 
 
 class ElementFailed(Exception):
+    """Drawing split element ``key`` raised; ``message`` is the renderer's error."""
+
     def __init__(self, key, message):
         super().__init__(message)
         self.key, self.message = key, message
@@ -46,10 +47,12 @@ class Recorder(PNGSurface):
         super().__init__(tree, None, 96, output_width=size[0], output_height=size[1], background_color="white")
 
     def draw(self, node):
+        """Draw ``node`` as cairosvg does, then report the pixels if it is a split element."""
         key = node.get(KEY) if self._use_depth == 0 else None
         try:
             grouped = bool(
-                parse_url(node.get("filter")).fragment or parse_url(node.get("mask")).fragment
+                parse_url(node.get("filter")).fragment
+                or parse_url(node.get("mask")).fragment
                 or (float(node.get("opacity", 1)) < 1 and node.children)
             )
         except ValueError:  # a bad value: cairosvg raises on it below, inside the element
@@ -76,6 +79,7 @@ class Recorder(PNGSurface):
             self.on_frame(int(key), self.pixels(), self._groups > 0)
 
     def pixels(self):
+        """The surface as an ``(H, W, 3)`` RGB array (a copy)."""
         self.cairo.flush()
         w, h = self.cairo.get_width(), self.cairo.get_height()
         data = np.frombuffer(self.cairo.get_data(), np.uint8).reshape(h, self.cairo.get_stride() // 4, 4)
@@ -83,11 +87,13 @@ class Recorder(PNGSurface):
 
 
 def render(text, size, on_frame=None):
+    """Render ``text``; ``on_frame(key, pixels, grouped)`` is called after each split element."""
     tree = Tree(bytestring=text.encode("utf-8"), url_fetcher=deny_external, unsafe=False)
     return Recorder(tree, on_frame, size).pixels()
 
 
 def main():
+    """Run the job named by argv[1]; see the module docstring."""
     job = json.load(open(sys.argv[1]))
     doc, spans, size = job["doc"], job["spans"], tuple(job["size"])
     frames, index = [], {}
@@ -148,10 +154,18 @@ def main():
                 failed[k] = f"{type(exc).__name__}: {exc}"
     np.save("frames.npy", np.stack(frames) if frames else np.zeros((0, size[1], size[0], 3), np.uint8))
     per_element = [(-1 if k in failed else index.get(k, None)) for k in range(len(spans))]
-    print(json.dumps({
-        "frames": per_element, "final": final, "final_error": final_error,
-        "failed": {str(k): v for k, v in failed.items()}, "mode": mode, "stale": len(stale),
-    }))
+    print(
+        json.dumps(
+            {
+                "frames": per_element,
+                "final": final,
+                "final_error": final_error,
+                "failed": {str(k): v for k, v in failed.items()},
+                "mode": mode,
+                "stale": len(stale),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

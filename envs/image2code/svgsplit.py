@@ -17,10 +17,25 @@ from dataclasses import dataclass
 #: Elements that put paint on the canvas: each one is a split point.
 DRAWABLE = frozenset({"rect", "circle", "ellipse", "line", "polyline", "polygon", "path", "text", "use", "image"})
 #: Containers whose content is not drawn where it stands (definitions, paint servers).
-NOT_RENDERED = frozenset({
-    "defs", "symbol", "clipPath", "mask", "marker", "pattern", "linearGradient", "radialGradient",
-    "filter", "style", "title", "desc", "metadata", "script", "foreignObject",
-})
+NOT_RENDERED = frozenset(
+    {
+        "defs",
+        "symbol",
+        "clipPath",
+        "mask",
+        "marker",
+        "pattern",
+        "linearGradient",
+        "radialGradient",
+        "filter",
+        "style",
+        "title",
+        "desc",
+        "metadata",
+        "script",
+        "foreignObject",
+    }
+)
 #: Attribute the splitter adds to each split element so the render worker can find it.
 KEY_ATTR = "data-codegym-k"
 
@@ -44,6 +59,7 @@ class Element:
         tag: its local name.
         closers: the end tags that close what is still open after it (for a closed prefix).
         key_at: offset just past its tag name (where the worker's key attribute goes).
+
     """
 
     start: int
@@ -119,6 +135,7 @@ def annotate(code: str, elements: list[Element]) -> tuple[str, list[tuple[int, i
 
     Returns:
         The annotated text and, per element, ``(start, end, closers)`` in annotated offsets.
+
     """
     inserts = sorted((e.key_at, f' {KEY_ATTR}="{k}"') for k, e in enumerate(elements))
     out, last, shift_at = [], 0, []
@@ -181,7 +198,7 @@ def reference_cycle(code: str) -> list[str]:
         path.append(node)
         for nxt in sorted(edges.get(node, ())):
             if state.get(nxt) == 1:
-                return path[path.index(nxt):]
+                return path[path.index(nxt) :]
             if nxt not in state:
                 found = visit(nxt)
                 if found:
@@ -216,6 +233,8 @@ def screen_svg(code: str) -> list[tuple[str, str]]:
         value = (m.group("v1") or m.group("v2") or "").strip()
         if m.group(0).lower() == "@import" or not (value.startswith("#") or value.startswith("data:") or value == ""):
             shown = value or m.group(0)
-            found.append(("external_reference", f"external reference {shown[:80]!r} is not allowed; use #id or data: URLs"))
+            found.append(
+                ("external_reference", f"external reference {shown[:80]!r} is not allowed; use #id or data: URLs")
+            )
             break
     return found

@@ -45,7 +45,7 @@ def load_image(path: str | Path, size: tuple[int, int]) -> np.ndarray:
     rgb = canvas.convert("RGB")
     w, h = size
     scale = min(w / rgb.width, h / rgb.height)
-    fitted = rgb.resize((max(1, round(rgb.width * scale)), max(1, round(rgb.height * scale))), Image.LANCZOS)
+    fitted = rgb.resize((max(1, round(rgb.width * scale)), max(1, round(rgb.height * scale))), Image.Resampling.LANCZOS)
     out = Image.new("RGB", (w, h), (255, 255, 255))
     out.paste(fitted, ((w - fitted.width) // 2, (h - fitted.height) // 2))
     return np.asarray(out, dtype=np.uint8).copy()
@@ -85,12 +85,19 @@ def complete_task_data(data: dict[str, Any], language: str, source: str, task_id
             raise TaskFormatError(source, "generator", f"unknown generator {data['generator']!r}; known: 'scene-v1'")
         seed, difficulty = data.get("seed"), data.get("difficulty")
         if not isinstance(seed, int) or difficulty not in generate.DIFFICULTIES:
-            raise TaskFormatError(source, "seed", f"generated task {task_id!r} needs an int seed and a difficulty "
-                                                  f"in {list(generate.DIFFICULTIES)}")
+            raise TaskFormatError(
+                source,
+                "seed",
+                f"generated task {task_id!r} needs an int seed and a difficulty in {list(generate.DIFFICULTIES)}",
+            )
         data.setdefault("code", generate.gold_code(language, seed, difficulty))
     if "code" not in data and "image" not in data:
-        raise TaskFormatError(source, "code", f"task {task_id!r} needs 'code' (reference program), 'image' "
-                                              "(a PNG/JPEG path) or 'seed' + 'difficulty' (generated)")
+        raise TaskFormatError(
+            source,
+            "code",
+            f"task {task_id!r} needs 'code' (reference program), 'image' "
+            "(a PNG/JPEG path) or 'seed' + 'difficulty' (generated)",
+        )
     if "code" in data and not isinstance(data["code"], str):
         raise TaskFormatError(source, "code", f"expected a string, got {type(data['code']).__name__}")
     if "image" in data and not Path(data["image"]).is_file():
@@ -103,6 +110,7 @@ class TargetCache:
 
     Args:
         folder: where the files go (created on first write).
+
     """
 
     def __init__(self, folder: Path) -> None:

@@ -1,7 +1,7 @@
-"""TikZ: split a picture into drawing commands, screen it, render every prefix in ONE LaTeX run.
+r"""TikZ: split a picture into drawing commands, screen it, render every prefix in ONE LaTeX run.
 
 The action may be a whole LaTeX document, a ``tikzpicture`` environment, or bare commands;
-only the picture's body, its options and ``\\usetikzlibrary`` names are used. The renderer
+only the picture's body, its options and ``\usetikzlibrary`` names are used. The renderer
 writes one document with a page per prefix (commands ``1..k``, failed ones left out,
 open scopes and braces closed) and a last page holding the program as written; pdflatex
 compiles it once and pdftoppm rasterises every page in one call. The canvas is fixed:
@@ -41,13 +41,14 @@ _LIBS = re.compile(r"\\usetikzlibrary\s*\{([\w.,\s-]*)\}")
 
 @dataclass(frozen=True)
 class Picture:
-    """What the renderer takes from an action.
+    r"""What the renderer takes from an action.
 
     Attributes:
         options: the picture's options (text inside ``[...]``), or "".
         body_start: offset of the body in the code.
-        body: the text between ``\\begin{tikzpicture}[...]`` and ``\\end{tikzpicture}``.
-        libraries: ``\\usetikzlibrary`` names.
+        body: the text between ``\begin{tikzpicture}[...]`` and ``\end{tikzpicture}``.
+        libraries: ``\usetikzlibrary`` names.
+
     """
 
     options: str
@@ -58,13 +59,14 @@ class Picture:
 
 @dataclass(frozen=True)
 class Command:
-    """One drawing command.
+    r"""One drawing command.
 
     Attributes:
         start: offset of its first character in the code.
-        end: offset just past its ``;`` (or its ``\\foreach`` body).
+        end: offset just past its ``;`` (or its ``\foreach`` body).
         closers: what closes it when it was cut off (braces, ``;``), else "".
-        scopes: ``\\end{...}`` of the scopes still open after it.
+        scopes: ``\end{...}`` of the scopes still open after it.
+
     """
 
     start: int
@@ -109,9 +111,9 @@ _STRUCT = re.compile(r"\\(begin|end)\s*\{(\w+)\}")
 
 
 def split_tikz(code: str, picture: Picture | None = None) -> list[Command]:
-    """The drawing commands of the picture in ``code``, each up to its ``;`` at brace depth 0.
+    r"""The drawing commands of the picture in ``code``, each up to its ``;`` at brace depth 0.
 
-    ``\\foreach`` ends with its body group; ``\\begin{scope}``/``\\end{scope}`` are structure
+    ``\foreach`` ends with its body group; ``\begin{scope}``/``\end{scope}`` are structure
     (closed in prefixes); comments are skipped; a command cut off at the end of the text
     gets its braces and ``;`` closed.
     """
@@ -184,27 +186,37 @@ def _ends(scopes: list[str]) -> str:
 # --------------------------------------------------------------------------- screening
 _BLOCKED = [
     ("shell_escape", re.compile(r"\\(?:write18|immediate|ShellEscape|directlua|luaexec|pdfshellescape)(?![A-Za-z])")),
-    ("external_reference", re.compile(
-        r"\\(?:input|include|InputIfFileExists|openin|openout|read|readline|write|newread|newwrite|"
-        r"includegraphics|pgfimage|pgfdeclareimage|lstinputlisting|verbatiminput|special|pdfobj|"
-        r"pdfximage|pdffiledump|pdfmdfivesum|pdffilesize|usepackage|RequirePackage|documentclass)(?![A-Za-z])"
-        r"|file://|https?://")),
-    ("macro_definition", re.compile(
-        r"\\(?:def|edef|gdef|xdef|let|futurelet|newcommand|renewcommand|providecommand|"
-        r"DeclareRobustCommand|csname|expandafter|loop|catcode|uccode|lccode|afterassignment|"
-        r"everypar|everyjob|pgfkeys|newenvironment|scantokens)(?![A-Za-z])"
-        r"|/\.(?:code|ecode|estyle|expand once|expanded)\b")),
+    (
+        "external_reference",
+        re.compile(
+            r"\\(?:input|include|InputIfFileExists|openin|openout|read|readline|write|newread|newwrite|"
+            r"includegraphics|pgfimage|pgfdeclareimage|lstinputlisting|verbatiminput|special|pdfobj|"
+            r"pdfximage|pdffiledump|pdfmdfivesum|pdffilesize|usepackage|RequirePackage|documentclass)(?![A-Za-z])"
+            r"|file://|https?://"
+        ),
+    ),
+    (
+        "macro_definition",
+        re.compile(
+            r"\\(?:def|edef|gdef|xdef|let|futurelet|newcommand|renewcommand|providecommand|"
+            r"DeclareRobustCommand|csname|expandafter|loop|catcode|uccode|lccode|afterassignment|"
+            r"everypar|everyjob|pgfkeys|newenvironment|scantokens)(?![A-Za-z])"
+            r"|/\.(?:code|ecode|estyle|expand once|expanded)\b"
+        ),
+    ),
     ("caret_escape", re.compile(r"\^\^")),
-    ("document_structure", re.compile(
-        r"\\(?:begin|end)\s*\{document\}|\\(?:endinput|dump|batchmode|errorstopmode|end)(?![A-Za-z{\s])")),
+    (
+        "document_structure",
+        re.compile(r"\\(?:begin|end)\s*\{document\}|\\(?:endinput|dump|batchmode|errorstopmode|end)(?![A-Za-z{\s])"),
+    ),
 ]
 
 
 def screen_tikz(code: str) -> list[tuple[str, str]]:
-    """Reasons to refuse compiling the picture: ``(flag, message)`` pairs; empty when clean.
+    r"""Reasons to refuse compiling the picture: ``(flag, message)`` pairs; empty when clean.
 
     Only the parts the renderer uses are screened (the picture body, its options and the
-    ``\\usetikzlibrary`` lines); a preamble the renderer drops cannot do anything.
+    ``\usetikzlibrary`` lines); a preamble the renderer drops cannot do anything.
     """
     pic = parse_picture(code)
     text = pic.options + "\n" + pic.body
@@ -246,8 +258,12 @@ class _Doc:
     def page(self, options: str, parts: list[tuple[str, int | None]]) -> int:
         """Add a page; returns the line number (1-based) where its first part starts."""
         p, c = self.pages, f"{CANVAS_CM:g}"
-        self.add(f"\\begin{{tikzpicture}}[x=1cm,y=1cm]\n\\useasboundingbox (0,0) rectangle ({c},{c});\n"
-                 f"\\clip (0,0) rectangle ({c},{c});\n\\begin{{scope}}[{options}]", p, None)
+        self.add(
+            f"\\begin{{tikzpicture}}[x=1cm,y=1cm]\n\\useasboundingbox (0,0) rectangle ({c},{c});\n"
+            f"\\clip (0,0) rectangle ({c},{c});\n\\begin{{scope}}[{options}]",
+            p,
+            None,
+        )
         first = len(self.lines) + 1
         for text, element in parts:
             # The empty line after each command is a \par: a command that runs away
@@ -261,24 +277,26 @@ class _Doc:
         return "\n".join([*self.lines, "\\end{document}", ""])
 
 
-def _prefix_parts(code: str, pic: Picture, cmds: list[Command], k: int,
-                  failed: dict[int, str]) -> list[tuple[str, int | None]]:
+def _prefix_parts(
+    code: str, pic: Picture, cmds: list[Command], k: int, failed: dict[int, str]
+) -> list[tuple[str, int | None]]:
     """The picture up to command ``k`` (failed commands left out, the rest closed) as owned parts."""
     parts: list[tuple[str, int | None]] = []
     last = pic.body_start
     for i in range(k + 1):
         c = cmds[i]
-        if code[last:c.start].strip():
-            parts.append((_scrub(code[last:c.start]), None))  # scopes, comments
+        if code[last : c.start].strip():
+            parts.append((_scrub(code[last : c.start]), None))  # scopes, comments
         if i not in failed:
-            parts.append((_scrub(code[c.start:c.end] + c.closers), i))
+            parts.append((_scrub(code[c.start : c.end] + c.closers), i))
         last = c.end
     parts.append((cmds[k].scopes, None))
     return parts
 
 
-def render_tikz(sandbox: Sandbox, code: str, size: tuple[int, int], *, progress: bool = True,
-                timeout: float | None = None) -> RenderResult:
+def render_tikz(
+    sandbox: Sandbox, code: str, size: tuple[int, int], *, progress: bool = True, timeout: float | None = None
+) -> RenderResult:
     """Render the picture in ``code`` and (with ``progress``) every command prefix.
 
     One pdflatex run makes every page and one pdftoppm call rasterises them; when commands
@@ -304,8 +322,16 @@ def render_tikz(sandbox: Sandbox, code: str, size: tuple[int, int], *, progress:
         final_first = doc.page(pic.options, [(pic.body, -2)]) if include_final else -1
         res = _compile(sandbox, doc, size, timeout)
         if res["limit"]:
-            return RenderResult(spans, [None] * len(cmds), None, res["limit"], dict(failed),
-                                timed_out=res["timed_out"], oom=res["oom"], mode="killed")
+            return RenderResult(
+                spans,
+                [None] * len(cmds),
+                None,
+                res["limit"],
+                dict(failed),
+                timed_out=res["timed_out"],
+                oom=res["oom"],
+                mode="killed",
+            )
         blamed: dict[int, str] = {}
         final_page = doc.pages - 1 if include_final else -2
         for lineno, msg in res["errors"]:
@@ -342,15 +368,21 @@ def render_tikz(sandbox: Sandbox, code: str, size: tuple[int, int], *, progress:
         final_error = f"line {code.count(chr(10), 0, cmds[k].start) + 1}: {failed[k]}"
     if final_error:
         final = None
-    return RenderResult(spans if progress else [], frames if progress else [], final, final_error, failed,
-                        mode=f"pages x{runs}")
+    return RenderResult(
+        spans if progress else [], frames if progress else [], final, final_error, failed, mode=f"pages x{runs}"
+    )
 
 
 #: Where TeX keeps generated files (formats, font maps); the sandbox does not show /var.
 TEXMF_SYSVAR = Path("/var/lib/texmf")
 _TEX_FILES = ("web2c/pdftex/pdflatex.fmt", "fonts/map/pdftex/updmap/pdftex.map")
-TEX_ENV = {"TEXMFSYSVAR": "/sandbox/texmf-var", "TEXMFVAR": "/tmp/texmf-var", "TEXMFCACHE": "/tmp/texmf-var",
-           "TEXMFDIST": "/sandbox/texmf-dist", "TEXMFDEBIAN": "/sandbox/texmf-debian"}
+TEX_ENV = {
+    "TEXMFSYSVAR": "/sandbox/texmf-var",
+    "TEXMFVAR": "/tmp/texmf-var",
+    "TEXMFCACHE": "/tmp/texmf-var",
+    "TEXMFDIST": "/sandbox/texmf-dist",
+    "TEXMFDEBIAN": "/sandbox/texmf-debian",
+}
 
 
 def tex_stage(cache_dir: Path) -> Path:
@@ -362,6 +394,7 @@ def tex_stage(cache_dir: Path) -> Path:
 
     Raises:
         FileNotFoundError: TeX Live is not installed (the message says how to fix it).
+
     """
     stage = cache_dir / "tex-stage"
     if all((stage / "texmf-var" / f).is_file() for f in _TEX_FILES) and (stage / "texmf-dist" / "ls-R").is_file():
@@ -395,8 +428,10 @@ def tex_stage(cache_dir: Path) -> Path:
 #: Debian keeps the ls-R databases of its TeX trees in /var/lib/texmf too (each tree's own
 #: ls-R is a link there), and kpathsea looks up those trees ("!!" in texmf.cnf) only through
 #: ls-R. Each tree is staged as a folder of links to its parts plus a copy of its database.
-_TREES = {"texmf-dist": ("TEXMFDIST", "/usr/share/texlive/texmf-dist", "ls-R-TEXLIVEDIST"),
-          "texmf-debian": ("TEXMFDEBIAN", "/usr/share/texmf", "ls-R-TEXMFMAIN")}
+_TREES = {
+    "texmf-dist": ("TEXMFDIST", "/usr/share/texlive/texmf-dist", "ls-R-TEXLIVEDIST"),
+    "texmf-debian": ("TEXMFDEBIAN", "/usr/share/texmf", "ls-R-TEXMFMAIN"),
+}
 
 
 def _stage_trees(stage: Path) -> None:
@@ -430,8 +465,14 @@ _SCRIPT = (
 def _compile(sandbox: Sandbox, doc: _Doc, size: tuple[int, int], timeout: float | None) -> dict[str, Any]:
     sandbox.write_file("job.tex", doc.text())
     res = sandbox.run(["/bin/sh", "-c", _SCRIPT.format(w=size[0], h=size[1])], timeout=timeout, env=TEX_ENV)
-    out: dict[str, Any] = {"limit": "", "timed_out": res.timed_out, "oom": res.oom_killed,
-                           "errors": [], "pages": [], "fatal": ""}
+    out: dict[str, Any] = {
+        "limit": "",
+        "timed_out": res.timed_out,
+        "oom": res.oom_killed,
+        "errors": [],
+        "pages": [],
+        "fatal": "",
+    }
     if res.timed_out or res.oom_killed:
         out["limit"] = "the TikZ render hit the " + ("time" if res.timed_out else "memory") + " limit"
         return out
@@ -439,10 +480,13 @@ def _compile(sandbox: Sandbox, doc: _Doc, size: tuple[int, int], timeout: float 
         log = sandbox.read_file("job.log").decode("utf-8", "replace")
     except Exception:  # noqa: BLE001 - no log: pdflatex did not even start
         log = ""
-    out["errors"] = [(int(m.group(1)), m.group(2).strip()) for m in _ERROR.finditer(log)
-                     if "==> Fatal error" not in m.group(2)]
+    out["errors"] = [
+        (int(m.group(1)), m.group(2).strip()) for m in _ERROR.finditer(log) if "==> Fatal error" not in m.group(2)
+    ]
     if "Emergency stop" in log or "Fatal error occurred" in log:
-        out["fatal"] = next((msg for _, msg in out["errors"] if msg != "Emergency stop."), "LaTeX stopped (fatal error)")
+        out["fatal"] = next(
+            (msg for _, msg in out["errors"] if msg != "Emergency stop."), "LaTeX stopped (fatal error)"
+        )
     try:
         out["pages"] = _read_ppms(sandbox.read_file("pages.bin"))
     except Exception:  # noqa: BLE001 - no PDF was produced
@@ -470,8 +514,9 @@ def _read_ppms(data: bytes) -> list[np.ndarray]:
     return pages
 
 
-def render_tikz_naive(sandbox: Sandbox, code: str, size: tuple[int, int],
-                      timeout: float | None = None) -> list[np.ndarray | None]:
+def render_tikz_naive(
+    sandbox: Sandbox, code: str, size: tuple[int, int], timeout: float | None = None
+) -> list[np.ndarray | None]:
     """Baseline: one LaTeX run and one pdftoppm call per prefix, each from scratch."""
     pic = parse_picture(code)
     out: list[np.ndarray | None] = []
