@@ -100,14 +100,11 @@ def new_tally() -> dict[str, Any]:
 
 
 BLANK_PATH = "__codegym_blank.html"
-BLANK_PAGE = "<!doctype html><title>blank</title>"
-WIPE_JS = """async () => {
-  try { localStorage.clear(); sessionStorage.clear(); } catch (e) {}
-  try { const dbs = await indexedDB.databases();
-        await Promise.all(dbs.map(d => new Promise(r => { const q = indexedDB.deleteDatabase(d.name);
-          q.onsuccess = q.onerror = q.onblocked = r; }))); } catch (e) {}
-  try { for (const k of await caches.keys()) await caches.delete(k); } catch (e) {}
-}"""
+# sessionStorage belongs to the tab and survives navigations: only a page of the origin can
+# clear it. Everything else (localStorage, IndexedDB, Cache Storage, cookies) is cleared by the
+# browser through DevTools' Storage.clearDataForOrigin right after this page has loaded.
+BLANK_PAGE = ("<!doctype html><title>blank</title><script>try { sessionStorage.clear(); "
+              "localStorage.clear(); } catch (e) {}</script>")
 
 
 @dataclass
@@ -119,6 +116,7 @@ class Session:
     watch: Watch
     budget: Budget
     cdp: Any = None
+    credit: bool = False
     #: selector -> handler sources, shared by the items of one grading (most items touch the
     #: same controls; asking DevTools once per control keeps credit cheap).
     handlers: dict[str, list[str]] = field(default_factory=dict)
@@ -176,8 +174,8 @@ async def open_session(browser: Any, origin: str, credit: bool = False, budget: 
     page.on("crash", on_crash)
     page.set_default_timeout(3000)
     page.set_default_navigation_timeout(budget.load_s * 1000)
-    cdp = await ctx.new_cdp_session(page) if credit else None
-    return Session(ctx, page, watch, budget, cdp)
+    cdp = await ctx.new_cdp_session(page)
+    return Session(ctx, page, watch, budget, cdp, credit)
 
 
 async def _quiet(coro: Any) -> None:
@@ -210,8 +208,7 @@ async def goto(page: Any, origin: str, react: bool) -> None:
 async def wipe(sess: Session, origin: str) -> None:
     """Leave the app for a blank same-origin page and wipe every kind of storage."""
     await sess.page.goto(f"{origin}/{BLANK_PATH}", wait_until="load")
-    await sess.page.evaluate(WIPE_JS)
-    await sess.ctx.clear_cookies()
+    await sess.cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
 
 
 async def load_check(sess: Session, origin: str, react: bool) -> dict[str, Any]:
@@ -232,8 +229,30 @@ async def load_check(sess: Session, origin: str, react: bool) -> dict[str, Any]:
     return out
 
 
+def _key(spec: dict[str, Any]) -> str:
+    return json.dumps(spec, sort_keys=True)
+
+
+async def initial_state(page: Any, items: list[dict[str, Any]]) -> dict[str, bool]:
+    """Whether each expectation of every flow holds on the freshly loaded page.
+
+    Every item starts from the same fresh page (new load, empty storage), so this is asked
+    once per grading instead of once per item.
+    """
+    out: dict[str, bool] = {}
+    state = FlowState()
+    for item in items:
+        for step in item["flow"]:
+            if step.get("expect") and step["expect"] not in PIXEL_EXPECTS and _key(step) not in out:
+                try:
+                    out[_key(step)], _ = await check(page, step, state)
+                except Exception:  # noqa: BLE001
+                    out[_key(step)] = False
+    return out
+
+
 async def run_item(sess: Session, origin: str, react: bool, item: dict[str, Any],
-                   screenshots: str) -> dict[str, Any]:
+                   screenshots: str, initial: dict[str, bool]) -> dict[str, Any]:
     """Run one rubric item's flow on a freshly loaded app and say whether the transition was seen."""
     steps = item["flow"]
     w = sess.watch
@@ -243,7 +262,8 @@ async def run_item(sess: Session, origin: str, react: bool, item: dict[str, Any]
     state = FlowState()
     page = sess.page
     try:
-        await asyncio.wait_for(_flow(page, sess.cdp, origin, react, steps, state, res, sess.handlers), sess.budget.item_s)
+        await asyncio.wait_for(_flow(page, sess.cdp if sess.credit else None, origin, react, steps, state, res,
+                                     sess.handlers, initial), sess.budget.item_s)
     except TimeoutError:
         res["passed"] = False
         res["reason"] = "timed out: the page stopped responding (endless loop or busy main thread?)"
@@ -271,14 +291,16 @@ async def _responsive(page: Any) -> bool:
 
 
 async def _flow(page: Any, cdp: Any, origin: str, react: bool, steps: list[dict[str, Any]],
-                state: FlowState, res: dict[str, Any], cache: dict[str, list[str]]) -> None:
+                state: FlowState, res: dict[str, Any], cache: dict[str, list[str]],
+                initial: dict[str, bool]) -> None:
     try:
         await goto(page, origin, react)
     except Exception as exc:  # noqa: BLE001
         res["reason"] = f"the app did not load: {str(exc).splitlines()[0][:200]}"
         return
-    pre_checked = False
-    transition = any(s.get("expect") in PIXEL_EXPECTS for s in steps)
+    # The transition rule (flows.py): some expectation must fail on the fresh page.
+    transition = any(s.get("expect") in PIXEL_EXPECTS or (s.get("expect") and not initial.get(_key(s), True))
+                     for s in steps)
     for i, step in enumerate(steps):
         kind = step_kind(step)
         state.step = i
@@ -291,9 +313,6 @@ async def _flow(page: Any, cdp: Any, origin: str, react: bool, steps: list[dict[
                 res["reason"] = f"step {i}: expected {describe(step)}; observed {got!r}"
                 return
             continue
-        if not pre_checked:
-            pre_checked = True
-            transition = transition or await _any_fails_now(page, steps, state)
         if cdp is not None and kind in EVENTS_OF:
             for sel in selectors_of(step):
                 key = f"{kind} {sel}"
@@ -318,21 +337,9 @@ async def _flow(page: Any, cdp: Any, origin: str, react: bool, steps: list[dict[
     res["passed"] = True
 
 
-async def _any_fails_now(page: Any, steps: list[dict[str, Any]], state: FlowState) -> bool:
-    """Whether some expectation of the flow does not hold on the page as it is now."""
-    for step in steps:
-        if step.get("expect") and step["expect"] not in PIXEL_EXPECTS:
-            try:
-                ok, _ = await check(page, step, state)
-            except Exception:  # noqa: BLE001
-                ok = False
-            if not ok:
-                return True
-    return False
-
-
 async def handler_sources(cdp: Any, sel: str, types: tuple[str, ...]) -> list[str]:
-    """Source text of the event handlers bound to ``sel`` or its ancestors for ``types``."""
+    """Source text of the handlers for ``types`` on ``sel``, else on its nearest ancestor
+    (event delegation, up to ``window``) that has any."""
     out: list[str] = []
     try:
         fn = await cdp.send("Runtime.evaluate", {"expression": f"({LISTENER_TARGETS_JS})({json.dumps(sel)})",
@@ -341,20 +348,24 @@ async def handler_sources(cdp: Any, sel: str, types: tuple[str, ...]) -> list[st
         if not obj:
             return out
         props = await cdp.send("Runtime.getProperties", {"objectId": obj, "ownProperties": True})
-        for prop in props.get("result", []):
+        entries = sorted((int(p["name"]), p) for p in props.get("result", []) if p["name"].isdigit())
+        for _, prop in entries:
             oid = prop.get("value", {}).get("objectId")
-            if not prop["name"].isdigit() or not oid:
+            if not oid:
                 continue
             grouped = await cdp.send("DOMDebugger.getEventListeners", {"objectId": oid, "objectGroup": "credit"})
-            for lst in grouped.get("listeners", []):
+            matching = [lst for lst in grouped.get("listeners", []) if lst["type"] in types]
+            for lst in matching:
                 h = lst.get("handler", {}).get("objectId")
-                if lst["type"] in types and h:
+                if h:
                     r = await cdp.send("Runtime.callFunctionOn", {
                         "objectId": h, "returnByValue": True,
                         "functionDeclaration": "function(){return Function.prototype.toString.call(this)}"})
                     text = r.get("result", {}).get("value")
                     if isinstance(text, str) and len(text) < 20_000 and text not in out:
                         out.append(text)
+            if matching:
+                break  # the nearest node that handles the event; ancestors would be delegation
     except Exception:  # noqa: BLE001 - credit is best effort; the page may be navigating
         pass
     finally:
@@ -405,6 +416,10 @@ async def grade_in_browser(browser: Any, origin: str, react: bool, items: list[d
             tally["hung"] = True
         syntax = [e for e in load["page_errors"] if e["message"].startswith("SyntaxError")]
         if load["loaded"] and not syntax:
+            try:
+                initial = await asyncio.wait_for(initial_state(sess.page, items), budget.item_s)
+            except TimeoutError:
+                initial = {}
             for item in items:
                 if sess is None:
                     sess = await open_session(browser, origin, credit, budget)
@@ -415,7 +430,7 @@ async def grade_in_browser(browser: Any, origin: str, react: bool, items: list[d
                     await close_session(sess, tally)
                     sess = await open_session(browser, origin, credit, budget)
                     sess.handlers = handler_cache
-                res = await run_item(sess, origin, react, item, screenshots)
+                res = await run_item(sess, origin, react, item, screenshots, initial)
                 results.append(res)
                 if res.get("hung"):
                     tally["hung"] = True
