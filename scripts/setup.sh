@@ -12,6 +12,7 @@ for pkg in "${DEBS[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
 command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing Debian packages: ${missing[*]}"
     apt-get update -qq
@@ -45,4 +46,12 @@ find_links=()
 [ -d /opt/wheels ] && find_links=(--find-links /opt/wheels)   # the torch CPU wheel on disk
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q "${find_links[@]}" -e ".[all]"
+# WebApp-v0's React path: esbuild and React 18 (UMD builds, served locally) from npm, in a
+# cache folder outside the repo (envs/webapp/react.py reads CODEGYM_NPM_DIR, same default).
+NPM_DIR="${CODEGYM_NPM_DIR:-$HOME/.cache/codegym/npm}"
+if [ ! -x "$NPM_DIR/node_modules/.bin/esbuild" ] || [ ! -f "$NPM_DIR/node_modules/react-dom/umd/react-dom.production.min.js" ]; then
+    echo "setup: installing esbuild and React into $NPM_DIR"
+    mkdir -p "$NPM_DIR"
+    (cd "$NPM_DIR" && npm install --no-audit --no-fund --silent esbuild@0.24.2 react@18.3.1 react-dom@18.3.1 >/dev/null)
+fi
 echo "setup: done (.venv ready; run 'codegym doctor' to check every part)"
