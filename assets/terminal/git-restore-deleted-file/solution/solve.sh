@@ -1,0 +1,3 @@
+#!/bin/bash
+set -e
+cd repo && git checkout HEAD~1 -- config/settings.yaml && git commit -q -m 'Restore settings'

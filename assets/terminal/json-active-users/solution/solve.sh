@@ -1,0 +1,3 @@
+#!/bin/bash
+set -e
+jq -r '.[] | select(.active and .age >= 30) | .name' users.json | sort > active.txt

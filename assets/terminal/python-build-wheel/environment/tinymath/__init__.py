@@ -1,0 +1,5 @@
+"""Tiny math."""
+
+
+def square(x):
+    return x * x

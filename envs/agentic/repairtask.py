@@ -1,0 +1,162 @@
+"""Repository-repair tasks: the two task formats, the hidden tests and the test run.
+
+Two formats load into one :class:`RepairSpec`:
+
+* a task directory (Harbor style): ``instruction.md``, ``task.toml`` with
+  ``fail_to_pass`` / ``pass_to_pass`` (or SWE-bench's upper-case names), ``environment/``
+  (the buggy repository), hidden ``tests/files/`` (the grader's copies of the test files,
+  copied over the work dir at grading time), optional ``tests/mutants/*.patch`` (plausible
+  wrong fixes, relative to the fixed repository, for TestGen) and ``solution/fix.patch``;
+* a SWE-bench instance (``instance_id, repo, base_commit, patch, test_patch,
+  problem_statement, FAIL_TO_PASS, PASS_TO_PASS``; the lists may be JSON strings), with the
+  repository read from a local mirror: ``repo_root/<owner>__<name>``,
+  ``repo_root/<owner>/<name>``, ``repo_root/<name>`` or the task's ``repo_path``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from codegym.core import Task
+from codegym.errors import TaskFormatError
+from codegym.sandbox import Sandbox
+
+from .patches import apply_patch, parse_diff
+from .pytest_report import PytestRun, TestResults, parse_report
+from .repo import prepare_from_folder, prepare_from_mirror
+
+#: Seconds a graded pytest run may take.
+TEST_TIMEOUT = 60.0
+
+
+@dataclass
+class RepairSpec:
+    """A repair task in one shape, whatever file it came from."""
+
+    kind: str
+    statement: str
+    f2p: list[str]
+    p2p: list[str]
+    gold_patch: str
+    hidden_dir: Path | None = None
+    test_patch: str = ""
+    mutants: list[str] = field(default_factory=list)
+
+    @property
+    def protected(self) -> tuple[str, ...]:
+        """Test files the grader owns: an attempt's edits to them are reverted."""
+        if self.hidden_dir is not None:
+            return tuple(sorted(str(p.relative_to(self.hidden_dir)) for p in self.hidden_dir.rglob("*") if p.is_file()))
+        return tuple(sorted(f.path for f in parse_diff(self.test_patch)))
+
+    @property
+    def targets(self) -> list[str]:
+        """Test files to run: every file that holds a fail-to-pass or pass-to-pass test."""
+        return sorted({node.split("::")[0] for node in self.f2p + self.p2p})
+
+
+def _id_list(task: Task, *names: str) -> list[str]:
+    for name in names:
+        if name in task.data:
+            value = task.data[name]
+            if isinstance(value, str):  # SWE-bench ships these lists as JSON strings
+                try:
+                    value = json.loads(value)
+                except json.JSONDecodeError as exc:
+                    raise TaskFormatError(task.source, name, f"not a JSON list: {exc}") from exc
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise TaskFormatError(task.source, name, f"expected a list of test ids, got {value!r:.80}")
+            return list(value)
+    raise TaskFormatError(task.source, names[0], f"missing in task {task.id!r}; list the tests by pytest node id")
+
+
+def spec_of(task: Task) -> RepairSpec:
+    """Read a repair task of either format; raises TaskFormatError naming the field."""
+    f2p = _id_list(task, "fail_to_pass", "FAIL_TO_PASS")
+    p2p = _id_list(task, "pass_to_pass", "PASS_TO_PASS")
+    if not f2p:
+        raise TaskFormatError(task.source, "fail_to_pass", "is empty; a repair task needs at least one failing test")
+    if task.path is not None and (task.path / "environment").is_dir():
+        fix = task.path / "solution" / "fix.patch"
+        hidden = task.path / "tests" / "files"
+        if not fix.is_file():
+            raise TaskFormatError(str(task.path), "solution/fix.patch", "missing; every task ships its gold fix")
+        if not hidden.is_dir():
+            raise TaskFormatError(str(task.path), "tests/files", "missing; put the hidden test files there")
+        mutants = sorted((task.path / "tests" / "mutants").glob("*.patch"))
+        return RepairSpec("dir", str(task.get("instruction", "")), f2p, p2p, fix.read_text(), hidden_dir=hidden,
+                          mutants=[m.read_text() for m in mutants])
+    for name in ("repo", "base_commit", "patch", "test_patch", "problem_statement"):
+        task.require(name, str)
+    return RepairSpec("swebench", task["problem_statement"], f2p, p2p, task["patch"], test_patch=task["test_patch"],
+                      mutants=list(task.get("mutants", [])))
+
+
+def mirror_path(task: Task, repo_root: str | Path | None) -> Path:
+    """Where the local mirror of a SWE-bench task's repository is."""
+    if task.get("repo_path"):
+        return Path(task["repo_path"])
+    repo = str(task["repo"])
+    if repo_root is None:
+        if Path(repo).is_dir():
+            return Path(repo)
+        raise TaskFormatError(task.source, "repo", f"{repo!r} needs a local mirror: pass repo_root= a folder holding "
+                              f"{repo.replace('/', '__')} (or give the task a repo_path)")
+    root = Path(repo_root)
+    owner, _, name = repo.partition("/")
+    for candidate in (root / repo.replace("/", "__"), root / owner / name, root / (name or owner)):
+        if candidate.is_dir():
+            return candidate
+    raise TaskFormatError(task.source, "repo", f"no mirror of {repo!r} under {root}; expected {root / repo.replace('/', '__')}")
+
+
+def prepare(task: Task, repo_root: str | Path | None) -> Path:
+    """The task's cached starting repository (base commit only)."""
+    if task.path is not None and (task.path / "environment").is_dir():
+        return prepare_from_folder(task.path / "environment", f"repair-{task.id}")
+    return prepare_from_mirror(mirror_path(task, repo_root), str(task["base_commit"]), f"swe-{task.id}")
+
+
+def install_hidden_tests(sb: Sandbox, spec: RepairSpec) -> str:
+    """Bring the grader's test files in (copy, or apply ``test_patch``); '' or the problem."""
+    if spec.hidden_dir is not None:
+        for rel in spec.protected:
+            sb.copy_in(str(spec.hidden_dir / rel), rel)
+        return ""
+    applied, _, message = apply_patch(sb, spec.test_patch)
+    return "" if applied else f"the hidden test patch did not apply: {message}"
+
+
+def run_pytest(sb: Sandbox, targets: list[str], timeout: float = TEST_TIMEOUT, collect_only: bool = False) -> TestResults:
+    """Run pytest on ``targets`` with the report plugin and judge the run (see pytest_report)."""
+    run = PytestRun()
+    for path, text in run.files().items():
+        sb.write_file(path, text)
+    res = sb.run(run.command(targets, collect_only=collect_only), timeout=timeout)
+    try:
+        raw: bytes | None = sb.read_file(run.report)
+    except Exception:  # noqa: BLE001 - no report: missing evidence, judged as failure below
+        raw = None
+    sb.run(["rm", "-rf", f"/sandbox/{run.folder}"], timeout=30)
+    return parse_report(raw, res.exit_code, res.timed_out)
+
+
+def summarize(spec: RepairSpec, results: TestResults) -> dict[str, Any]:
+    """F2P/P2P results of one run: counts, failures and the score (pure)."""
+    f2p = {node: results.passed(node) for node in spec.f2p}
+    p2p_failed = [node for node in spec.p2p if not results.passed(node)]
+    f2p_frac = sum(f2p.values()) / len(f2p)
+    return {
+        "f2p": f2p,
+        "f2p_passed": sum(f2p.values()),
+        "f2p_frac": f2p_frac,
+        "p2p_total": len(spec.p2p),
+        "p2p_failed": p2p_failed,
+        "resolved": all(f2p.values()) and not p2p_failed,
+        "reward": 0.0 if p2p_failed else f2p_frac,
+        "tests_valid": results.valid,
+        "problem": results.problem,
+    }
