@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import fn_easy, fn_hard, fn_medium, fn_task, io_tasks, opt, stdio
+from . import fn_easy, fn_hard, fn_medium, fn_more, fn_task, io_tasks, opt, stdio
 
-FUNCTION_BATCHES = (fn_easy, fn_medium, fn_hard)
+FUNCTION_BATCHES = (fn_easy, fn_medium, fn_hard, fn_more)
 STDIO_BATCHES = (stdio,)
 
 
