@@ -97,8 +97,9 @@ def advantages(batch: Batch, cfg: LearnerConfig) -> torch.Tensor:
     """Advantages ``(B, T)`` of the configured algorithm (always per token)."""
     r = sequence_rewards(batch, cfg)  # (B,)
     if cfg.algorithm == "bot_grpo":
-        # Process reward where the env gave one; the sequence reward on every token otherwise.
-        tr = torch.where(batch.has_process[:, None], batch.token_rewards, r[:, None].expand_as(batch.mask))
+        # r_{i,t} = w r_i + p_{i,t}; a sample with no process signal at all keeps its sequence reward.
+        w = torch.where(batch.has_process, torch.full_like(r, cfg.outcome_weight), torch.ones_like(r))
+        tr = (w * r)[:, None] + batch.token_rewards  # (B, T)
         return alg.bot_grpo_advantages(tr, batch.mask, batch.group, scale=bool(cfg.scale_rewards))
     adv = alg.broadcast(alg.group_advantages(r, batch.group, scale=bool(cfg.scale_rewards)), batch.mask)
     if cfg.algorithm == "pure":

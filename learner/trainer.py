@@ -52,6 +52,8 @@ class Trainer:
     def __init__(self, cfg: LearnerConfig, env: gym.Env | None = None, model: torch.nn.Module | None = None,
                  tokenizer: Any = None) -> None:
         self.cfg = cfg
+        if cfg.torch_threads:
+            torch.set_num_threads(cfg.torch_threads)
         self.generator = seed_everything(cfg.seed)
         self.rng = random.Random(cfg.seed)
         self.out = Path(cfg.out_dir)
@@ -111,9 +113,17 @@ class Trainer:
         """Supervised steps on the gold actions of the train split (``cfg.sft_steps``)."""
         if self.sft_done or not self.cfg.sft_steps or self.env is None:
             return []
+        from rich.progress import Progress
+
         pairs = sft_examples(self.env, self.train_ids, self.cfg.prompt_template)
-        losses = sft_train(self.model, self.tokenizer, pairs, self.cfg.sft_steps, self.cfg.sft_learning_rate,
-                           self.cfg.sft_batch_size, self.cfg.seed) if pairs else []
+        if not pairs:  # the env has no gold actions: nothing to imitate
+            self.sft_done = True
+            return []
+        with Progress(disable=not self.cfg.progress) as bar:
+            job = bar.add_task("sft warm start", total=self.cfg.sft_steps)
+            losses = sft_train(self.model, self.tokenizer, pairs, self.cfg.sft_steps, self.cfg.sft_learning_rate,
+                               self.cfg.sft_batch_size, self.cfg.seed,
+                               on_step=lambda i, loss: bar.update(job, advance=1, description=f"sft loss {loss:.3f}"))
         self.sft_done = True
         if losses:
             self.log({"kind": "sft", "step": 0, "sft_loss_first": losses[0], "sft_loss_last": losses[-1]})
