@@ -15,10 +15,10 @@ import json
 import time
 
 import gymnasium as gym
-
-import codegym  # noqa: F401
 from codegym.envs.codegen.compare import outputs_equal, values_equal
 from codegym.envs.codegen.grading import prepare, run_attempt
+
+import codegym  # noqa: F401
 from codegym.sandbox import create
 
 ONE_TEST = """
@@ -37,7 +37,11 @@ def per_test_baseline(sb, task) -> int:
     passed = 0
     for t in task["tests"]:
         if task["kind"] == "function":
-            res = sb.run(["python3", "-c", ONE_TEST], stdin=json.dumps({"entry": task["entry_point"], "args": t["args"]}), timeout=10)
+            res = sb.run(
+                ["python3", "-c", ONE_TEST],
+                stdin=json.dumps({"entry": task["entry_point"], "args": t["args"]}),
+                timeout=10,
+            )
             try:
                 passed += values_equal(json.loads(res.stdout), t["expected"])
             except ValueError:
@@ -62,8 +66,15 @@ def main() -> None:
         ours = 0
         for t in tasks:
             sb.restore(clean)
-            r = run_attempt(sb, t["gold"], kind=t["kind"], language="python", tests=t["tests"],
-                            entry_point=t.get("entry_point"), trace=False)
+            r = run_attempt(
+                sb,
+                t["gold"],
+                kind=t["kind"],
+                language="python",
+                tests=t["tests"],
+                entry_point=t.get("entry_point"),
+                trace=False,
+            )
             ours += r.passed
         t_ours = time.perf_counter() - t0
         t0 = time.perf_counter()

@@ -6,29 +6,30 @@ import pickle
 
 import gymnasium as gym
 import pytest
-from gymnasium.utils.env_checker import check_env
-
-import codegym  # noqa: F401 - registers the ids
 from codegym.envs.codegen import CodeGenEnv, generate_tasks
 from codegym.envs.codegen.compare import outputs_equal, values_equal
 from codegym.envs.codegen.consensus import ProbeConsensus
 from codegym.envs.codegen.metrics import pass_at_k, repair_pass_rates
+from gymnasium.utils.env_checker import check_env
+
+import codegym  # noqa: F401 - registers the ids
 
 ADD3 = {
-    "id": "add3", "kind": "function", "language": "python", "entry_point": "f",
+    "id": "add3",
+    "kind": "function",
+    "language": "python",
+    "entry_point": "f",
     "prompt": "Write `def f(x: int) -> int` returning x + 3 for x >= 0, and 0 for negative x.",
     "tests": [{"args": [x], "expected": x + 3 if x >= 0 else 0} for x in (-4, -1, 0, 1, 2, 5, 10, 7)],
     "gold": "def f(x):\n    if x < 0:\n        return 0\n    return x + 3\n",
 }
 PLANTED = (  # line 4 is the planted bug: only negative inputs reach it
-    "def f(x):\n"
-    "    y = x + 3\n"
-    "    if x < 0:\n"
-    "        return y\n"
-    "    return y\n"
+    "def f(x):\n    y = x + 3\n    if x < 0:\n        return y\n    return y\n"
 )
 ECHO = {
-    "id": "sum-io", "kind": "stdio", "language": "python",
+    "id": "sum-io",
+    "kind": "stdio",
+    "language": "python",
     "prompt": "Read two ints, print their sum.",
     "tests": [{"input": f"{a} {b}\n", "output": f"{a + b}\n"} for a, b in ((1, 2), (0, 0), (-5, 5), (10, 20))],
     "gold": "a, b = map(int, input().split())\nprint(a + b)\n",
@@ -103,8 +104,10 @@ def test_an_infinite_loop_times_out_per_test_and_the_env_stays_usable(env: CodeG
 
 
 def test_printing_fake_results_does_not_change_the_grade(env: CodeGenEnv) -> None:
-    code = ("import json\nprint(json.dumps({'results': [{'status': 'pass'}] * 8}))\n"
-            "def f(x):\n    print('{\"status\": \"pass\"}')\n    return -1\n")
+    code = (
+        "import json\nprint(json.dumps({'results': [{'status': 'pass'}] * 8}))\n"
+        'def f(x):\n    print(\'{"status": "pass"}\')\n    return -1\n'
+    )
     _, reward, _, _, info = step(env, code)
     assert reward == 0.0
     assert all(t["status"] == "fail" for t in info["verdict"]["tests"])
@@ -115,7 +118,9 @@ def test_one_sandbox_is_reused_across_attempts(env: CodeGenEnv) -> None:
     first = env._sandbox
     step(env, "def f(x):\n    open('leftover.txt', 'w').write('x')\n    return 0\n")
     assert env._sandbox is first
-    _, _, _, _, info = step(env, "import os\ndef f(x):\n    return 0 if os.path.exists('leftover.txt') else x + 3 if x >= 0 else 0\n")
+    _, _, _, _, info = step(
+        env, "import os\ndef f(x):\n    return 0 if os.path.exists('leftover.txt') else x + 3 if x >= 0 else 0\n"
+    )
     assert info["reward_components"]["pass_rate"] == 1.0  # the work dir was restored between attempts
 
 
@@ -168,7 +173,7 @@ def test_a_planted_bug_gets_the_most_negative_span(env: CodeGenEnv) -> None:
     _, _, _, _, info = env.step(action)
     spans = info["token_rewards"]
     worst = min(spans, key=lambda s: s[2])
-    assert action[worst[0]:worst[1]] == "        return y"
+    assert action[worst[0] : worst[1]] == "        return y"
     assert worst[2] == -1.0
     others = [v for s, e, v in spans if (s, e) != (worst[0], worst[1])]
     assert all(v > -1.0 for v in others)

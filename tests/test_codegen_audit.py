@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import gymnasium as gym
 import pytest
-
 from codegym.envs.codegen import CodeGenEnv
 
 SQUARE = {
-    "id": "square", "kind": "function", "language": "python", "entry_point": "f",
+    "id": "square",
+    "kind": "function",
+    "language": "python",
+    "entry_point": "f",
     "prompt": "Write `def f(x: int) -> int` returning x * x + 1.",
     "tests": [{"args": [x], "expected": x * x + 1} for x in (3, 4, 5, 6, 7, 8, 9, 10)],
     "gold": "def f(x):\n    return x * x + 1\n",
@@ -54,31 +56,40 @@ def test_exiting_the_harness_early_fails_every_remaining_test_and_is_flagged(env
 
 
 def test_killing_the_runner_is_the_attempts_failure_not_an_infra_error(env: CodeGenEnv) -> None:
-    reward, info = attempt(env, "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\ndef f(x):\n    return x * x + 1\n")
+    reward, info = attempt(
+        env, "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\ndef f(x):\n    return x * x + 1\n"
+    )
     assert reward == 0.0 and "harness_exit" in info["audit"]["flags"]
 
 
 def test_an_always_equal_object_is_not_graded_as_the_right_answer(env: CodeGenEnv) -> None:
-    code = ("class Eq(int):\n    def __eq__(self, other):\n        return True\n    __hash__ = int.__hash__\n"
-            "class AnyEq:\n    def __eq__(self, other):\n        return True\n"
-            "def f(x):\n    return AnyEq()\n")
+    code = (
+        "class Eq(int):\n    def __eq__(self, other):\n        return True\n    __hash__ = int.__hash__\n"
+        "class AnyEq:\n    def __eq__(self, other):\n        return True\n"
+        "def f(x):\n    return AnyEq()\n"
+    )
     reward, info = attempt(env, code)
     assert reward == 0.0
     assert "patches_builtins" in info["audit"]["flags"]
 
 
 def test_patching_builtins_and_the_comparison_is_flagged_and_changes_nothing(env: CodeGenEnv) -> None:
-    code = ("import builtins, json\nbuiltins.isinstance = lambda *a: True\njson.dumps = lambda *a, **k: '{\"status\": \"pass\"}'\n"
-            "def f(x):\n    return 0\n")
+    code = (
+        "import builtins, json\nbuiltins.isinstance = lambda *a: True\n"
+        "json.dumps = lambda *a, **k: '{\"status\": \"pass\"}'\n"
+        "def f(x):\n    return 0\n"
+    )
     reward, info = attempt(env, code)
     assert reward == 0.0
     assert "patches_builtins" in info["audit"]["flags"]
 
 
 def test_timer_tampering_cannot_stretch_the_timeout_and_is_flagged(env: CodeGenEnv) -> None:
-    code = ("import time, signal\ntime.monotonic = lambda: 0.0\ntime.time = lambda: 0.0\n"
-            "signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
-            "def f(x):\n    while True:\n        pass\n")
+    code = (
+        "import time, signal\ntime.monotonic = lambda: 0.0\ntime.time = lambda: 0.0\n"
+        "signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+        "def f(x):\n    while True:\n        pass\n"
+    )
     reward, info = attempt(env, code)
     assert reward == 0.0
     assert all(t["status"] == "timeout" for t in info["verdict"]["tests"])
@@ -87,24 +98,28 @@ def test_timer_tampering_cannot_stretch_the_timeout_and_is_flagged(env: CodeGenE
 
 def test_result_messages_forged_into_the_result_pipe_are_not_graded(env: CodeGenEnv) -> None:
     # Writes pass messages for every test into every open fd, then returns wrong answers.
-    code = ("import os, json\n"
-            "def f(x):\n"
-            "    for fd in range(3, 30):\n"
-            "        for i in range(8):\n"
-            "            try:\n"
-            "                os.write(fd, (json.dumps({'i': i, 'status': 'pass', 'got': x * x + 1}) + '\\n').encode())\n"
-            "            except OSError:\n"
-            "                pass\n"
-            "    return -1\n")
+    code = (
+        "import os, json\n"
+        "def f(x):\n"
+        "    for fd in range(3, 30):\n"
+        "        for i in range(8):\n"
+        "            try:\n"
+        "                os.write(fd, (json.dumps({'i': i, 'status': 'pass', 'got': x * x + 1}) + '\\n').encode())\n"
+        "            except OSError:\n"
+        "                pass\n"
+        "    return -1\n"
+    )
     reward, info = attempt(env, code)
     assert reward < 1.0
     assert "forged_results" in info["audit"]["flags"]
 
 
 def test_printing_a_forged_result_frame_is_not_graded(env: CodeGenEnv) -> None:
-    code = ("import sys\n"
-            "sys.__stdout__.write('deadbeef {\"results\": [], \"meta\": {}} deadbeef\\n')\n"
-            "def f(x):\n    print('pass ' * 10)\n    return 0\n")
+    code = (
+        "import sys\n"
+        'sys.__stdout__.write(\'deadbeef {"results": [], "meta": {}} deadbeef\\n\')\n'
+        "def f(x):\n    print('pass ' * 10)\n    return 0\n"
+    )
     reward, _ = attempt(env, code)
     assert reward == 0.0
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from codegym.envs.codegen import CodeGenEnv, generate_tasks
 from codegym.wrappers.curriculum import CurriculumWrapper, slope_t_statistic, stage_reward
 
@@ -27,7 +26,9 @@ def test_slope_statistic_separates_a_rising_metric_from_a_noisy_flat_one() -> No
     assert abs(slope_t_statistic(flat)) < 3
 
 
-def test_a_still_rising_metric_holds_the_stage_even_at_a_high_level_and_a_plateau_advances_it_even_at_a_low_level() -> None:
+def test_a_still_rising_metric_holds_the_stage_even_at_a_high_level_and_a_plateau_advances_it_even_at_a_low_level() -> (
+    None
+):
     env = CodeGenEnv(tasks=generate_tasks(2, 0))
     try:
         cur = CurriculumWrapper(env, window=10, min_episodes=10)

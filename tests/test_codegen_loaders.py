@@ -6,42 +6,60 @@ import json
 from pathlib import Path
 
 import pytest
-
 from codegym.envs.codegen import CodeGenEnv
 from codegym.envs.codegen.loaders import load_apps, load_codecontests, load_humaneval
 
-HUMANEVAL = [{
-    "task_id": "HumanEval/demo0",
-    "prompt": 'def add_one(xs: list) -> list:\n    """Add one to every element."""\n',
-    "canonical_solution": "    return [x + 1 for x in xs]\n",
-    "test": "def check(candidate):\n    assert candidate([1, 2]) == [2, 3]\n    assert candidate([]) == []\n",
-    "entry_point": "add_one",
-}]
-MBPP = [{
-    "task_id": 11, "text": "Write a function to find the maximum of two numbers.",
-    "code": "def max_two(a, b):\n    return a if a > b else b",
-    "test_list": ["assert max_two(1, 2) == 2", "assert max_two(5, -1) == 5", "assert max_two(3, 3) == 3"],
-}]
-CODECONTESTS = [{
-    "name": "demo_double", "description": "Read n and print 2n.",
-    "public_tests": {"input": [], "output": [], "inputs": ["1\n"], "outputs": ["2\n"]},
-    "private_tests": {"inputs": ["5\n", "0\n"], "outputs": ["10\n", "0\n"]},
-    "solutions": {"language": [3, 2], "solution": ["print(2 * int(input()))", "int main(){}"]},
-    "difficulty": 1,
-}]
-LIVECODEBENCH = [{
-    "question_id": "lcb_demo", "question_content": "Print the sum of the numbers on the line.",
-    "public_test_cases": json.dumps([{"input": "1 2 3\n", "output": "6\n", "testtype": "stdin"}]),
-    "private_test_cases": json.dumps([{"input": "5\n", "output": "5\n", "testtype": "stdin"}]),
-    "gold": "print(sum(map(int, input().split())))",
-}]
+HUMANEVAL = [
+    {
+        "task_id": "HumanEval/demo0",
+        "prompt": 'def add_one(xs: list) -> list:\n    """Add one to every element."""\n',
+        "canonical_solution": "    return [x + 1 for x in xs]\n",
+        "test": "def check(candidate):\n    assert candidate([1, 2]) == [2, 3]\n    assert candidate([]) == []\n",
+        "entry_point": "add_one",
+    }
+]
+MBPP = [
+    {
+        "task_id": 11,
+        "text": "Write a function to find the maximum of two numbers.",
+        "code": "def max_two(a, b):\n    return a if a > b else b",
+        "test_list": ["assert max_two(1, 2) == 2", "assert max_two(5, -1) == 5", "assert max_two(3, 3) == 3"],
+    }
+]
+CODECONTESTS = [
+    {
+        "name": "demo_double",
+        "description": "Read n and print 2n.",
+        "public_tests": {"input": [], "output": [], "inputs": ["1\n"], "outputs": ["2\n"]},
+        "private_tests": {"inputs": ["5\n", "0\n"], "outputs": ["10\n", "0\n"]},
+        "solutions": {"language": [3, 2], "solution": ["print(2 * int(input()))", "int main(){}"]},
+        "difficulty": 1,
+    }
+]
+LIVECODEBENCH = [
+    {
+        "question_id": "lcb_demo",
+        "question_content": "Print the sum of the numbers on the line.",
+        "public_test_cases": json.dumps([{"input": "1 2 3\n", "output": "6\n", "testtype": "stdin"}]),
+        "private_test_cases": json.dumps([{"input": "5\n", "output": "5\n", "testtype": "stdin"}]),
+        "gold": "print(sum(map(int, input().split())))",
+    }
+]
 APPS = [
-    {"problem_id": 7, "question": "Print the input reversed.", "difficulty": "introductory",
-     "input_output": json.dumps({"inputs": ["abc\n", "x\n"], "outputs": ["cba\n", "x\n"]}),
-     "solutions": json.dumps(["print(input()[::-1])"])},
-    {"problem_id": 8, "question": "Return the square of n.", "difficulty": "interview",
-     "input_output": json.dumps({"fn_name": "square", "inputs": [[2], [3]], "outputs": [[4], [9]]}),
-     "solutions": json.dumps(["def square(n):\n    return n * n"])},
+    {
+        "problem_id": 7,
+        "question": "Print the input reversed.",
+        "difficulty": "introductory",
+        "input_output": json.dumps({"inputs": ["abc\n", "x\n"], "outputs": ["cba\n", "x\n"]}),
+        "solutions": json.dumps(["print(input()[::-1])"]),
+    },
+    {
+        "problem_id": 8,
+        "question": "Return the square of n.",
+        "difficulty": "interview",
+        "input_output": json.dumps({"fn_name": "square", "inputs": [[2], [3]], "outputs": [[4], [9]]}),
+        "solutions": json.dumps(["def square(n):\n    return n * n"]),
+    },
 ]
 
 
@@ -69,7 +87,10 @@ def test_humaneval_and_mbpp_files_load_and_their_gold_passes_check(tmp_path: Pat
     tasks = load_humaneval(write_jsonl(tmp_path / "he.jsonl", HUMANEVAL)) + load_humaneval(MBPP)
     assert [t["id"] for t in tasks] == ["HumanEval/demo0", "11"]
     assert tasks[0]["entry_point"] == "add_one" and "def check" in tasks[1]["test_code"]
-    assert gold_and_wrong(tasks, "def add_one(xs):\n    return xs\ndef max_two(a, b):\n    return a") == [(1.0, 0.0), (1.0, 0.0)]
+    assert gold_and_wrong(tasks, "def add_one(xs):\n    return xs\ndef max_two(a, b):\n    return a") == [
+        (1.0, 0.0),
+        (1.0, 0.0),
+    ]
 
 
 def test_codecontests_and_livecodebench_rows_become_stdio_tasks(tmp_path: Path) -> None:

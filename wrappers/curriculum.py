@@ -73,10 +73,12 @@ class CurriculumWrapper(gym.Wrapper):
         t_plateau: the slope t-statistic at or below which the metric counts as plateaued.
         min_episodes: fewest metric values in a stage before it may end.
         start_stage: index of the first stage.
+
     """
 
-    def __init__(self, env: gym.Env, window: int = 20, t_plateau: float = 1.0, min_episodes: int = 20,
-                 start_stage: int = 0) -> None:
+    def __init__(
+        self, env: gym.Env, window: int = 20, t_plateau: float = 1.0, min_episodes: int = 20, start_stage: int = 0
+    ) -> None:
         if window < 3:
             raise ValueError(f"window must be >= 3 to fit a trend, got {window}")
         if not 0 <= start_stage < len(STAGES):
@@ -124,8 +126,9 @@ class CurriculumWrapper(gym.Wrapper):
             return
         t = slope_t_statistic(list(values))
         if t <= self.t_plateau:
-            self.history.append({"from": self.stage_name, "after": self._in_stage, "t": t,
-                                 "mean": sum(values) / len(values)})
+            self.history.append(
+                {"from": self.stage_name, "after": self._in_stage, "t": t, "mean": sum(values) / len(values)}
+            )
             self.stage += 1
             self._in_stage = 0
             self._train.clear()

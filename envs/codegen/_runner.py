@@ -1,4 +1,4 @@
-"""Test runner copied into the sandbox: runs every test of one attempt in one sandboxed run.
+r"""Test runner copied into the sandbox: runs every test of one attempt in one sandboxed run.
 
 This file is a standalone script (standard library only); the host writes it into the
 sandbox as ``.cg_runner.py`` and starts it once per attempt:
@@ -162,7 +162,13 @@ def worker(spec, start, wfd):
     try:
         code = compile(source, SOLUTION_NAME, "exec")
     except SyntaxError as exc:
-        send({"load_error": "SyntaxError", "line": exc.lineno or 0, "trace": "".join(traceback.format_exception_only(exc))})
+        send(
+            {
+                "load_error": "SyntaxError",
+                "line": exc.lineno or 0,
+                "trace": "".join(traceback.format_exception_only(exc)),
+            }
+        )
         return
     kind = spec["kind"]
     namespace = {"__name__": "__main__" if kind == "stdio" else "solution"}
@@ -340,7 +346,9 @@ def run_bench(bench, meta):
         os.close(w)
         os.close(cr)
         ok = _reply(r, float(bench.get("load_timeout", 10))) == "ready"
-        workers.append({"pid": pid, "r": r, "cw": cw, "alive": ok, "ns": [[] for _ in tests], "wall": [[] for _ in tests]})
+        workers.append(
+            {"pid": pid, "r": r, "cw": cw, "alive": ok, "ns": [[] for _ in tests], "wall": [[] for _ in tests]}
+        )
     digests = read_line(0).split()
     for _ in range(int(bench["repeats"])):
         for i in range(len(tests)):
@@ -445,7 +453,11 @@ def run_python(spec, results, meta):
             if ended == "timeout":
                 results[i] = {"status": "timeout", "trace": f"test took longer than {timeout:g}s"}
             else:
-                results[i] = {"status": "error", "error": "WorkerExit", "trace": "the process exited before the test finished (os._exit, a signal or a crash)"}
+                results[i] = {
+                    "status": "error",
+                    "error": "WorkerExit",
+                    "trace": "the process exited before the test finished (os._exit, a signal or a crash)",
+                }
                 meta["harness_exit"] = True
             i += 1
 
@@ -467,7 +479,12 @@ def run_program(spec, results, meta):
     timeout = float(spec["timeout"])
     if spec.get("build"):
         try:
-            b = subprocess.run(spec["build"], capture_output=True, timeout=float(spec.get("build_timeout", 60)), stdin=subprocess.DEVNULL)
+            b = subprocess.run(
+                spec["build"],
+                capture_output=True,
+                timeout=float(spec.get("build_timeout", 60)),
+                stdin=subprocess.DEVNULL,
+            )
         except subprocess.TimeoutExpired:
             meta["load_error"] = {"load_error": "CompileTimeout", "line": 0, "trace": "compilation timed out"}
         else:
@@ -476,15 +493,25 @@ def run_program(spec, results, meta):
                 meta["load_error"] = {"load_error": "CompileError", "line": 0, "trace": text}
         if "load_error" in meta:
             for j in range(len(spec["tests"])):
-                results[j] = {"status": "error", "error": meta["load_error"]["load_error"], "trace": meta["load_error"]["trace"]}
+                results[j] = {
+                    "status": "error",
+                    "error": meta["load_error"]["load_error"],
+                    "trace": meta["load_error"]["trace"],
+                }
             return
     for i, test in enumerate(spec["tests"]):
         try:
-            p = subprocess.run(spec["run"], input=test["input"].encode(), capture_output=True, timeout=timeout, start_new_session=True)
+            p = subprocess.run(
+                spec["run"], input=test["input"].encode(), capture_output=True, timeout=timeout, start_new_session=True
+            )
         except subprocess.TimeoutExpired:
             results[i] = {"status": "timeout", "trace": f"test took longer than {timeout:g}s"}
             continue
-        msg = {"i": i, "got": p.stdout[:MAX_OUT].decode("utf-8", "replace"), "stderr": p.stderr[-1000:].decode("utf-8", "replace")}
+        msg = {
+            "i": i,
+            "got": p.stdout[:MAX_OUT].decode("utf-8", "replace"),
+            "stderr": p.stderr[-1000:].decode("utf-8", "replace"),
+        }
         if p.returncode != 0:
             msg.update(status="error", error=f"exit code {p.returncode}", trace=msg["stderr"])
         else:

@@ -50,7 +50,9 @@ def _value(r: random.Random, kind: str) -> Any:
         return [r.randint(-20, 20) for _ in range(r.randint(0, 8))]
     if kind == "list[str]":
         return [_value(r, "str") for _ in range(r.randint(0, 5))]
-    raise ValueError(f"unknown probe type {kind!r}; use int, nat, float, bool, str, list[int], list[str] (or len in lines)")
+    raise ValueError(
+        f"unknown probe type {kind!r}; use int, nat, float, bool, str, list[int], list[str] (or len in lines)"
+    )
 
 
 def probe_inputs(spec: dict[str, Any], n: int, seed: int = 0) -> list[dict[str, Any]]:
@@ -88,11 +90,20 @@ class ProbeConsensus:
         seed: seed of the probes.
         sandbox: backend name or dict for :func:`codegym.sandbox.create`.
         timeout: seconds per probe.
+
     """
 
-    def __init__(self, spec: dict[str, Any], kind: str = "function", entry_point: str | None = None,
-                 language: str = "python", n_probes: int = 16, seed: int = 0,
-                 sandbox: str | dict[str, Any] | None = None, timeout: float = 2.0) -> None:
+    def __init__(
+        self,
+        spec: dict[str, Any],
+        kind: str = "function",
+        entry_point: str | None = None,
+        language: str = "python",
+        n_probes: int = 16,
+        seed: int = 0,
+        sandbox: str | dict[str, Any] | None = None,
+        timeout: float = 2.0,
+    ) -> None:
         if kind == "function" and not entry_point:
             raise ValueError("kind='function' needs entry_point= (the function each candidate defines)")
         self.kind, self.entry_point, self.language, self.timeout = kind, entry_point, language, timeout
@@ -112,8 +123,16 @@ class ProbeConsensus:
                     continue
                 sb.restore(clean)
                 tests = [{**p, "expected": None, "output": ""} for p in self.probes]
-                res = run_attempt(sb, found.code, kind=self.kind, language=self.language, tests=tests,
-                                  entry_point=self.entry_point, timeout=self.timeout, trace=False)
+                res = run_attempt(
+                    sb,
+                    found.code,
+                    kind=self.kind,
+                    language=self.language,
+                    tests=tests,
+                    entry_point=self.entry_point,
+                    timeout=self.timeout,
+                    trace=False,
+                )
                 out.append([self._key(t.got) if t.status in ("pass", "fail") else None for t in res.tests])
             return out
         finally:

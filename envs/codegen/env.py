@@ -124,10 +124,15 @@ class CodeGenEnv(CodeEnv):
     def run_code(self, task: Task, code: str, trace: bool | None = None) -> RunResult:
         """Run ``code`` on ``task``'s tests in this env's sandbox (no episode needed)."""
         return run_attempt(
-            self._ensure_sandbox(), code,
-            kind=task["kind"], language=task["language"], tests=task["tests"],
-            entry_point=task.get("entry_point"), test_code=task.get("test_code"),
-            timeout=float(task.get("timeout") or self.timeout), float_tol=task.get("float_tol"),
+            self._ensure_sandbox(),
+            code,
+            kind=task["kind"],
+            language=task["language"],
+            tests=task["tests"],
+            entry_point=task.get("entry_point"),
+            test_code=task.get("test_code"),
+            timeout=float(task.get("timeout") or self.timeout),
+            float_tol=task.get("float_tol"),
             trace=self.trace if trace is None else trace,
         )
 
@@ -138,18 +143,37 @@ class CodeGenEnv(CodeEnv):
         found = extract_code(action, lang)
         if found is None:
             comp = {"syntax": 0.0, "execution": 0.0, "pass_rate": 0.0, "structure": 0.0, "solved": 0.0}
-            return self._finish(Outcome(self.floor_reward, comp, "No code found: reply with the program in a "
-                                        f"```{lang} fenced block.", verdict={"error": "no code"}), action, None)
+            return self._finish(
+                Outcome(
+                    self.floor_reward,
+                    comp,
+                    f"No code found: reply with the program in a ```{lang} fenced block.",
+                    verdict={"error": "no code"},
+                ),
+                action,
+                None,
+            )
         result = self.run_code(task, found.code)
         comp = components(result, found.code, task.get("gold"), lang)
         rew = reward(self.reward_mode, comp)
-        spans = (faultloc.token_rewards(found.code, found.start, result) if lang == "python"
-                 else faultloc.error_span(found.code, found.start, result.error_line) if not result.syntax_ok else [])
-        flags = audit(found.code, lang, task["kind"], [t.get("expected", t.get("output")) for t in task["tests"]],
-                      result.flags)
+        spans = (
+            faultloc.token_rewards(found.code, found.start, result)
+            if lang == "python"
+            else faultloc.error_span(found.code, found.start, result.error_line)
+            if not result.syntax_ok
+            else []
+        )
+        flags = audit(
+            found.code, lang, task["kind"], [t.get("expected", t.get("output")) for t in task["tests"]], result.flags
+        )
         outcome = Outcome(
-            rew, comp, self._feedback(task, result), spans, self._verdict(task, result),
-            audit_flags=flags, audit_reward=self.floor_reward if flags else rew,
+            rew,
+            comp,
+            self._feedback(task, result),
+            spans,
+            self._verdict(task, result),
+            audit_flags=flags,
+            audit_reward=self.floor_reward if flags else rew,
             terminated=bool(comp["solved"]) or self.max_turns == 1,
         )
         return self._finish(outcome, action, found.code)
@@ -158,8 +182,12 @@ class CodeGenEnv(CodeEnv):
         assert self.episode is not None
         outcome.verdict["turn"] = self.episode.turn
         self.episode.state.setdefault("turns", []).append(
-            {"turn": self.episode.turn, "solved": bool(outcome.components.get("solved")),
-             "pass_rate": outcome.components.get("pass_rate", 0.0)})
+            {
+                "turn": self.episode.turn,
+                "solved": bool(outcome.components.get("solved")),
+                "pass_rate": outcome.components.get("pass_rate", 0.0),
+            }
+        )
         if not outcome.terminated:
             outcome.observation = (
                 f"{self.episode.task['prompt']}\n\nYour previous attempt (turn {self.episode.turn}):\n"
@@ -191,11 +219,17 @@ class CodeGenEnv(CodeEnv):
 
     def _verdict(self, task: Task, result: RunResult) -> dict[str, Any]:
         return {
-            "language": task["language"], "kind": task["kind"],
-            "passed": result.passed, "total": len(result.tests),
-            "syntax_ok": result.syntax_ok, "loaded": result.loaded, "error_line": result.error_line,
-            "tests": [{"status": t.status, "expected": show(t.expected), "got": show(t.got),
-                       "trace": t.trace[-500:]} for t in result.tests],
+            "language": task["language"],
+            "kind": task["kind"],
+            "passed": result.passed,
+            "total": len(result.tests),
+            "syntax_ok": result.syntax_ok,
+            "loaded": result.loaded,
+            "error_line": result.error_line,
+            "tests": [
+                {"status": t.status, "expected": show(t.expected), "got": show(t.got), "trace": t.trace[-500:]}
+                for t in result.tests
+            ],
         }
 
     # ------------------------------------------------------------------ resources

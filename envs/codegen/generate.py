@@ -47,28 +47,61 @@ EASY: list[tuple[str, str, str, str, str]] = [
 MEDIUM: list[tuple[str, str, str, str, str]] = [
     ("add_mul", "x: int", "returns (x + {c}) * {d}", "return (x + {c}) * {d}", "int"),
     ("mul_sub", "x: int", "returns x * {c} - {d}", "return x * {c} - {d}", "int"),
-    ("map_mul", "xs: list", "returns a list with every element of xs multiplied by {c}",
-     "return [v * {c} for v in xs]", "list"),
-    ("map_add", "xs: list", "returns a list with {c} added to every element of xs",
-     "return [v + {c} for v in xs]", "list"),
-    ("filter_gt", "xs: list", "returns the elements of xs greater than {c}, in order",
-     "return [v for v in xs if v > {c}]", "list"),
-    ("sum_sq", "xs: list", "returns the sum of the squares of xs plus {c}",
-     "return sum(v * v for v in xs) + {c}", "list"),
+    (
+        "map_mul",
+        "xs: list",
+        "returns a list with every element of xs multiplied by {c}",
+        "return [v * {c} for v in xs]",
+        "list",
+    ),
+    (
+        "map_add",
+        "xs: list",
+        "returns a list with {c} added to every element of xs",
+        "return [v + {c} for v in xs]",
+        "list",
+    ),
+    (
+        "filter_gt",
+        "xs: list",
+        "returns the elements of xs greater than {c}, in order",
+        "return [v for v in xs if v > {c}]",
+        "list",
+    ),
+    (
+        "sum_sq",
+        "xs: list",
+        "returns the sum of the squares of xs plus {c}",
+        "return sum(v * v for v in xs) + {c}",
+        "list",
+    ),
     ("rev_upper", "s: str", "returns s reversed and in upper case", "return s[::-1].upper()", "str"),
-    ("suffix_rep", "s: str", "returns the last {c} characters of s, repeated {d} times", "return s[-{c}:] * {d}", "str"),
+    (
+        "suffix_rep",
+        "s: str",
+        "returns the last {c} characters of s, repeated {d} times",
+        "return s[-{c}:] * {d}",
+        "str",
+    ),
 ]
 HARD: list[tuple[str, str, str, str, str]] = [
-    ("count_gt", "xs: list", "returns how many elements of xs are greater than {c}",
-     "return sum(1 for v in xs if v > {c})", "list"),
-    ("clamp", "x: int", "returns x clamped to the range [{c}, {c} + {d}]",
-     "return max({c}, min(x, {c} + {d}))", "int"),
-    ("sign_c", "x: int", "returns 1 if x > {c}, -1 if x < {c}, else 0",
-     "return (x > {c}) - (x < {c})", "int"),
-    ("every_kth", "xs: list", "returns every {c}-th element of xs starting from the first",
-     "return xs[::{c}]", "list"),
-    ("vowels", "s: str", "returns the number of vowels (aeiou) in s plus {c}",
-     "return sum(ch in 'aeiou' for ch in s) + {c}", "str"),
+    (
+        "count_gt",
+        "xs: list",
+        "returns how many elements of xs are greater than {c}",
+        "return sum(1 for v in xs if v > {c})",
+        "list",
+    ),
+    ("clamp", "x: int", "returns x clamped to the range [{c}, {c} + {d}]", "return max({c}, min(x, {c} + {d}))", "int"),
+    ("sign_c", "x: int", "returns 1 if x > {c}, -1 if x < {c}, else 0", "return (x > {c}) - (x < {c})", "int"),
+    ("every_kth", "xs: list", "returns every {c}-th element of xs starting from the first", "return xs[::{c}]", "list"),
+    (
+        "vowels",
+        "s: str",
+        "returns the number of vowels (aeiou) in s plus {c}",
+        "return sum(ch in 'aeiou' for ch in s) + {c}",
+        "str",
+    ),
 ]
 LEVELS = {"easy": EASY, "medium": MEDIUM, "hard": HARD}
 N_TESTS = 8
@@ -104,6 +137,7 @@ def generate_tasks(n: int, seed: int, difficulty: str = "easy", split: str = "tr
 
     Returns:
         Task dicts with ``id``, ``prompt``, ``entry_point``, ``tests`` (8), ``gold``.
+
     """
     if difficulty not in LEVELS:
         raise ValueError(f"difficulty={difficulty!r} is unknown; use one of {list(LEVELS)}")
@@ -135,17 +169,19 @@ def generate_tasks(n: int, seed: int, difficulty: str = "easy", split: str = "tr
             seen.add(key)
             tests.append({"args": args, "expected": encode(ns["f"](*args))})
         prompt = f"Write a Python function `def f({sig}):` that {desc_s}.\n"
-        tasks.append({
-            "id": f"gen-{split}-{difficulty}-{seed}-{i}",
-            "split": split,
-            "difficulty": difficulty,
-            "kind": "function",
-            "language": "python",
-            "prompt": prompt,
-            "entry_point": "f",
-            "tests": tests,
-            "gold": gold,
-            "template": tid,
-            "constants": [v for k, v in (("c", c), ("d", d)) if "{" + k + "}" in body],
-        })
+        tasks.append(
+            {
+                "id": f"gen-{split}-{difficulty}-{seed}-{i}",
+                "split": split,
+                "difficulty": difficulty,
+                "kind": "function",
+                "language": "python",
+                "prompt": prompt,
+                "entry_point": "f",
+                "tests": tests,
+                "gold": gold,
+                "template": tid,
+                "constants": [v for k, v in (("c", c), ("d", d)) if "{" + k + "}" in body],
+            }
+        )
     return tasks

@@ -38,12 +38,19 @@ class Language:
 
 LANGUAGES: dict[str, Language] = {
     "python": Language("python", "solution.py"),
-    "cpp": Language("cpp", "solution.cpp", ("g++", "-O2", "-std=c++17", "-o", "sol", "solution.cpp"), ("./sol",),
-                    r"solution\.cpp:(\d+):\d+: (?:fatal )?error"),
-    "rust": Language("rust", "solution.rs", ("rustc", "-O", "-o", "sol", "solution.rs"), ("./sol",),
-                     r"--> solution\.rs:(\d+)"),
-    "javascript": Language("javascript", "solution.js", ("node", "--check", "solution.js"), ("node", "solution.js"),
-                           r"solution\.js:(\d+)"),
+    "cpp": Language(
+        "cpp",
+        "solution.cpp",
+        ("g++", "-O2", "-std=c++17", "-o", "sol", "solution.cpp"),
+        ("./sol",),
+        r"solution\.cpp:(\d+):\d+: (?:fatal )?error",
+    ),
+    "rust": Language(
+        "rust", "solution.rs", ("rustc", "-O", "-o", "sol", "solution.rs"), ("./sol",), r"--> solution\.rs:(\d+)"
+    ),
+    "javascript": Language(
+        "javascript", "solution.js", ("node", "--check", "solution.js"), ("node", "solution.js"), r"solution\.js:(\d+)"
+    ),
 }
 
 
@@ -58,6 +65,7 @@ class TestResult:
         got: what the attempt returned or printed.
         trace: the error's traceback or compiler message, cut short.
         lines: lines of the attempt this test executed (Python, when traced).
+
     """
 
     status: str
@@ -144,13 +152,20 @@ def run_attempt(
 
     Raises:
         InfraError: the sandbox failed in a way the attempt cannot have caused.
+
     """
     lang = LANGUAGES[language]
     if language == "python":
         bad = python_syntax_error(code)
         if bad is not None:  # no sandbox run needed to know every test fails
-            return RunResult([TestResult("error", _expected(t), None, bad[1]) for t in tests],
-                             syntax_ok=False, loaded=False, error_line=bad[0], load_error="SyntaxError", load_trace=bad[1])
+            return RunResult(
+                [TestResult("error", _expected(t), None, bad[1]) for t in tests],
+                syntax_ok=False,
+                loaded=False,
+                error_line=bad[0],
+                load_error="SyntaxError",
+                load_trace=bad[1],
+            )
     sandbox.write_file(lang.file, code)
     spec: dict[str, Any] = {
         "kind": kind,
@@ -175,8 +190,13 @@ def run_attempt(
         why = "the grading harness was stopped before it reported (killed or exited early)"
         if res.timed_out:
             why = "the attempt ran past the time limit of the whole run"
-        return RunResult([TestResult("timeout" if res.timed_out else "error", _expected(t), None, why) for t in tests],
-                         loaded=False, load_error="HarnessExit", load_trace=why, flags=[] if res.timed_out else ["harness_exit"])
+        return RunResult(
+            [TestResult("timeout" if res.timed_out else "error", _expected(t), None, why) for t in tests],
+            loaded=False,
+            load_error="HarnessExit",
+            load_trace=why,
+            flags=[] if res.timed_out else ["harness_exit"],
+        )
     payload = json.loads(m.group(1))
     return _compare(payload, tests, kind, float_tol, lang, bool(test_code))
 
@@ -188,8 +208,14 @@ def _expected(test: dict[str, Any]) -> Any:
 _TRUSTED_STATUS = {False: ("ran", "error", "timeout"), True: ("pass", "fail", "error", "timeout")}
 
 
-def _compare(payload: dict[str, Any], tests: list[dict[str, Any]], kind: str, float_tol: float | None,
-             lang: Language, test_code: bool = False) -> RunResult:
+def _compare(
+    payload: dict[str, Any],
+    tests: list[dict[str, Any]],
+    kind: str,
+    float_tol: float | None,
+    lang: Language,
+    test_code: bool = False,
+) -> RunResult:
     meta = payload.get("meta", {})
     out: list[TestResult] = []
     forged = False
@@ -197,7 +223,7 @@ def _compare(payload: dict[str, Any], tests: list[dict[str, Any]], kind: str, fl
         raw = raw or {"status": "error", "trace": "no result"}
         expected = _expected(test)
         status, got = raw.get("status", "error"), raw.get("got")
-        if status not in (trusted := _TRUSTED_STATUS[bool(test_code)]):
+        if status not in _TRUSTED_STATUS[bool(test_code)]:
             # Only assert-style tests are judged inside; any other "pass" was written by the
             # attempt itself into the result pipe (the forged-message exploit).
             status, raw = "error", {**raw, "trace": f"result message with status {status!r} not from the harness"}

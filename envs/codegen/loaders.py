@@ -34,7 +34,9 @@ def _rows(source: Source) -> list[dict[str, Any]]:
     if isinstance(source, (str, Path)):
         path = Path(source)
         if not path.exists():
-            raise TaskFormatError(str(path), "<path>", "does not exist; pass a .jsonl/.json file, a list of dicts or a datasets.Dataset")
+            raise TaskFormatError(
+                str(path), "<path>", "does not exist; pass a .jsonl/.json file, a list of dicts or a datasets.Dataset"
+            )
         text = path.read_text(encoding="utf-8")
         if path.suffix == ".json":
             data = json.loads(text)
@@ -68,10 +70,17 @@ def load_humaneval(source: Source, split: str = "test") -> list[dict[str, Any]]:
             sol = row.get("canonical_solution") or ""
             gold = (prompt + sol) if sol and not sol.lstrip().startswith(("def ", "import ", "from ")) else sol
         task_id = str(row.get("task_id", f"humaneval/{i}"))
-        task = {"id": task_id, "split": split, "difficulty": row.get("difficulty", "medium"),
-                "kind": "function", "language": "python",
-                "prompt": f"Complete this Python function.\n\n```python\n{prompt.rstrip()}\n```\n\n" + ANSWER.format(what="function"),
-                "entry_point": entry, "test_code": test}
+        task = {
+            "id": task_id,
+            "split": split,
+            "difficulty": row.get("difficulty", "medium"),
+            "kind": "function",
+            "language": "python",
+            "prompt": f"Complete this Python function.\n\n```python\n{prompt.rstrip()}\n```\n\n"
+            + ANSWER.format(what="function"),
+            "entry_point": entry,
+            "test_code": test,
+        }
         if gold:
             task["gold"] = gold
         out.append(task)
@@ -92,19 +101,33 @@ def load_codecontests(source: Source, split: str = "test", language: str = "pyth
     out = []
     for i, row in enumerate(_rows(source)):
         pairs: list[tuple[str, str]] = []
-        for key in ("public_tests", "private_tests", "generated_tests", "public_test_cases", "private_test_cases", "tests"):
+        for key in (
+            "public_tests",
+            "private_tests",
+            "generated_tests",
+            "public_test_cases",
+            "private_test_cases",
+            "tests",
+        ):
             pairs += _io_pairs(row.get(key))
         if "inputs" in row:
             pairs += _io_pairs({"inputs": row["inputs"], "outputs": row["outputs"]})
         if not pairs:
-            raise TaskFormatError(f"<row {i}>", "tests", "no inputs/outputs found (public_tests, private_tests, inputs/outputs, ...)")
+            raise TaskFormatError(
+                f"<row {i}>", "tests", "no inputs/outputs found (public_tests, private_tests, inputs/outputs, ...)"
+            )
         statement = row.get("description") or row.get("question_content") or row.get("prompt") or ""
         task_id = str(row.get("name") or row.get("question_id") or row.get("id") or f"contest/{i}")
-        task = {"id": task_id, "split": split, "difficulty": str(row.get("difficulty") or "medium"),
-                "kind": "stdio", "language": language,
-                "prompt": f"{statement.strip()}\n\nRead standard input, write standard output. "
-                          + ANSWER.format(what="program").replace("python", language),
-                "tests": [{"input": a, "output": b} for a, b in pairs]}
+        task = {
+            "id": task_id,
+            "split": split,
+            "difficulty": str(row.get("difficulty") or "medium"),
+            "kind": "stdio",
+            "language": language,
+            "prompt": f"{statement.strip()}\n\nRead standard input, write standard output. "
+            + ANSWER.format(what="program").replace("python", language),
+            "tests": [{"input": a, "output": b} for a, b in pairs],
+        }
         gold = row.get("gold") or _first_solution(row.get("solutions"), language)
         if gold:
             task["gold"] = gold
@@ -133,21 +156,47 @@ def load_apps(source: Source, split: str = "test") -> list[dict[str, Any]]:
         io = _maybe_json(row.get("input_output") or "{}") or {}
         inputs, outputs = io.get("inputs", []), io.get("outputs", [])
         task_id = f"apps/{row.get('problem_id', i)}"
-        base = {"id": task_id, "split": split, "difficulty": {"introductory": "easy", "interview": "medium",
-                                                            "competition": "hard"}.get(row.get("difficulty"), "medium")}
+        base = {
+            "id": task_id,
+            "split": split,
+            "difficulty": {"introductory": "easy", "interview": "medium", "competition": "hard"}.get(
+                row.get("difficulty"), "medium"
+            ),
+        }
         gold = _first_solution(row.get("solutions"), "python")
         if io.get("fn_name"):
-            tests = [{"args": a if isinstance(a, list) else [a],
-                      "expected": o[0] if isinstance(o, list) and len(o) == 1 else o} for a, o in zip(inputs, outputs, strict=False)]
-            task = {**base, "kind": "function", "language": "python", "entry_point": io["fn_name"], "tests": tests,
-                    "prompt": f"{row['question'].strip()}\n\nWrite a Python function named {io['fn_name']}. "
-                              + ANSWER.format(what="function")}
+            tests = [
+                {
+                    "args": a if isinstance(a, list) else [a],
+                    "expected": o[0] if isinstance(o, list) and len(o) == 1 else o,
+                }
+                for a, o in zip(inputs, outputs, strict=False)
+            ]
+            task = {
+                **base,
+                "kind": "function",
+                "language": "python",
+                "entry_point": io["fn_name"],
+                "tests": tests,
+                "prompt": f"{row['question'].strip()}\n\nWrite a Python function named {io['fn_name']}. "
+                + ANSWER.format(what="function"),
+            }
         else:
-            tests = [{"input": a if isinstance(a, str) else "\n".join(a),
-                      "output": o if isinstance(o, str) else "\n".join(o)} for a, o in zip(inputs, outputs, strict=False)]
-            task = {**base, "kind": "stdio", "language": "python", "tests": tests,
-                    "prompt": f"{row['question'].strip()}\n\nRead standard input, write standard output. "
-                              + ANSWER.format(what="program")}
+            tests = [
+                {
+                    "input": a if isinstance(a, str) else "\n".join(a),
+                    "output": o if isinstance(o, str) else "\n".join(o),
+                }
+                for a, o in zip(inputs, outputs, strict=False)
+            ]
+            task = {
+                **base,
+                "kind": "stdio",
+                "language": "python",
+                "tests": tests,
+                "prompt": f"{row['question'].strip()}\n\nRead standard input, write standard output. "
+                + ANSWER.format(what="program"),
+            }
         if not tests:
             raise TaskFormatError(f"<row {i}>", "input_output", "no inputs/outputs")
         if gold:

@@ -14,6 +14,7 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
     Raises:
         ValueError: when ``k > n`` or ``c`` is outside ``[0, n]``.
+
     """
     if not 0 <= c <= n:
         raise ValueError(f"c must be in [0, n={n}], got {c}")
@@ -34,6 +35,7 @@ def repair_pass_rates(episodes: Iterable[Sequence[dict[str, Any]]]) -> dict[str,
 
     Returns:
         ``{"pass@1": ..., "pass@K": ..., "episodes": n, "mean_turns": ...}``.
+
     """
     eps = [list(e) for e in episodes]
     if not eps:

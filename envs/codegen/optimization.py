@@ -22,7 +22,9 @@ R_NO_CODE, R_SYNTAX, R_RUNTIME, R_WRONG_BASE, R_WRONG_SPAN, R_CORRECT = 0.0, 0.0
 FULL_SPEED_AT = 0.95
 #: Costs within this fraction of each other count as ties in the percentile view (noise).
 TIE = 0.10
-OFFLOAD_RE = re.compile(r"\b(?:subprocess|multiprocessing|os\.fork|os\.spawn|os\.system|os\.popen|threading|concurrent\.futures)\b")
+OFFLOAD_RE = re.compile(
+    r"\b(?:subprocess|multiprocessing|os\.fork|os\.spawn|os\.system|os\.popen|threading|concurrent\.futures)\b"
+)
 
 
 class CodeOptimizationEnv(CodeGenEnv):
@@ -62,7 +64,8 @@ class CodeOptimizationEnv(CodeGenEnv):
 
     ``improvement = t_base / t``. ``verdict["percentile"]``: the share of the reference
     solutions (baseline, expert, others) slower than the attempt; ``top50`` / ``top30``:
-    the attempt is at least as fast as 50% / 70% of them (costs within 10% count as ties). ``token_rewards``: as CodeGen-v0
+    the attempt is at least as fast as 50% / 70% of them (costs within 10% count as ties).
+    ``token_rewards``: as CodeGen-v0
     (fault localisation while not correct). ``audit``: CodeGen-v0's flags plus
     ``offloads_work`` (subprocesses / threads, whose CPU the worker's clock would miss).
 
@@ -96,7 +99,9 @@ class CodeOptimizationEnv(CodeGenEnv):
             if key not in task.data:
                 raise TaskFormatError(task.source, key, f"missing in optimisation task {task.id!r}")
         if task["kind"] != "function":
-            raise TaskFormatError(task.source, "kind", f"optimisation tasks are function-call tasks; {task.id!r} is {task['kind']!r}")
+            raise TaskFormatError(
+                task.source, "kind", f"optimisation tasks are function-call tasks; {task.id!r} is {task['kind']!r}"
+            )
         return task
 
     def _grade(self, action: str) -> Outcome:
@@ -105,12 +110,24 @@ class CodeOptimizationEnv(CodeGenEnv):
         found = extract_code(action, "python")
         comp = {"syntax": 0.0, "execution": 0.0, "pass_rate": 0.0, "correct": 0.0, "speedup": 0.0, "improvement": 0.0}
         if found is None:
-            return Outcome(R_NO_CODE, comp, "No code found: reply with the function in a ```python block.",
-                           verdict={"stage": "no_code"})
+            return Outcome(
+                R_NO_CODE,
+                comp,
+                "No code found: reply with the function in a ```python block.",
+                verdict={"stage": "no_code"},
+            )
         code = found.code
         tests = list(task["tests"]) + list(task["perf_tests"])
-        result = run_attempt(self._ensure_sandbox(), code, kind="function", language="python", tests=tests,
-                             entry_point=task["entry_point"], timeout=self.perf_timeout, trace=self.trace)
+        result = run_attempt(
+            self._ensure_sandbox(),
+            code,
+            kind="function",
+            language="python",
+            tests=tests,
+            entry_point=task["entry_point"],
+            timeout=self.perf_timeout,
+            trace=self.trace,
+        )
         flags = audit(code, "python", "function", [t["expected"] for t in tests], result.flags)
         if OFFLOAD_RE.search(code):
             flags.append("offloads_work")
@@ -119,7 +136,9 @@ class CodeOptimizationEnv(CodeGenEnv):
 
         spans = faultloc.token_rewards(code, found.start, result)
         if not result.syntax_ok:
-            return self._done(R_SYNTAX, comp, "Does not compile: " + result.load_trace[-800:], spans, "syntax_error", flags)
+            return self._done(
+                R_SYNTAX, comp, "Does not compile: " + result.load_trace[-800:], spans, "syntax_error", flags
+            )
         if result.passed < len(tests):
             stage, rew = self._failure_stage(result)
             return self._done(rew, comp, self._feedback(task, result), spans, stage, flags)
@@ -135,14 +154,32 @@ class CodeOptimizationEnv(CodeGenEnv):
         refs = [c for c in costs[:-1] if c is not None]
         slower = sum(c > t for c in refs) / len(refs)
         at_least = sum(c >= t * (1 - TIE) for c in refs) / len(refs)
-        verdict = {"stage": "correct", "cost_ns": t, "baseline_ns": t_base, "expert_ns": t_exp,
-                   "reference_ns": costs[:-1], "percentile": slower, "top50": at_least >= 0.5, "top30": at_least >= 0.7,
-                   "noise_cv": noise, "measure": "worker CPU clock, min of repeats"}
-        fb = (f"Correct. Cost {t / 1e6:.2f} ms vs baseline {t_base / 1e6:.2f} ms and expert {t_exp / 1e6:.2f} ms "
-              f"({comp['improvement']:.1f}x faster than the baseline).")
-        out = Outcome(rew, comp, fb, [], verdict, audit_flags=sorted(set(flags)),
-                      audit_reward=self.floor_reward if flags else rew,
-                      terminated=self.max_turns == 1 or rew >= 1.0)
+        verdict = {
+            "stage": "correct",
+            "cost_ns": t,
+            "baseline_ns": t_base,
+            "expert_ns": t_exp,
+            "reference_ns": costs[:-1],
+            "percentile": slower,
+            "top50": at_least >= 0.5,
+            "top30": at_least >= 0.7,
+            "noise_cv": noise,
+            "measure": "worker CPU clock, min of repeats",
+        }
+        fb = (
+            f"Correct. Cost {t / 1e6:.2f} ms vs baseline {t_base / 1e6:.2f} ms and expert {t_exp / 1e6:.2f} ms "
+            f"({comp['improvement']:.1f}x faster than the baseline)."
+        )
+        out = Outcome(
+            rew,
+            comp,
+            fb,
+            [],
+            verdict,
+            audit_flags=sorted(set(flags)),
+            audit_reward=self.floor_reward if flags else rew,
+            terminated=self.max_turns == 1 or rew >= 1.0,
+        )
         return out
 
     def _failure_stage(self, result: RunResult) -> tuple[str, float]:
@@ -150,10 +187,25 @@ class CodeOptimizationEnv(CodeGenEnv):
             return "runtime_error", R_RUNTIME
         return "wrong_answer", R_WRONG_BASE + R_WRONG_SPAN * result.pass_rate
 
-    def _done(self, rew: float, comp: dict[str, float], feedback: str, spans: list[tuple[int, int, float]],
-              stage: str, flags: list[str]) -> Outcome:
-        return Outcome(rew, comp, feedback, spans, {"stage": stage}, audit_flags=sorted(set(flags)),
-                       audit_reward=self.floor_reward if flags else rew, terminated=self.max_turns == 1)
+    def _done(
+        self,
+        rew: float,
+        comp: dict[str, float],
+        feedback: str,
+        spans: list[tuple[int, int, float]],
+        stage: str,
+        flags: list[str],
+    ) -> Outcome:
+        return Outcome(
+            rew,
+            comp,
+            feedback,
+            spans,
+            {"stage": stage},
+            audit_flags=sorted(set(flags)),
+            audit_reward=self.floor_reward if flags else rew,
+            terminated=self.max_turns == 1,
+        )
 
     def _measure(self, task: Task, code: str) -> tuple[list[int | None], float]:
         """Costs (ns) of the references then the attempt, and the largest CV over repeats."""
@@ -162,9 +214,18 @@ class CodeOptimizationEnv(CodeGenEnv):
             refs = [task["baseline"], task["gold"]] + [r for r in refs if r not in (task["baseline"], task["gold"])]
         codes = refs + [code]
         perf = task["perf_tests"]
-        spec = {"kind": "function", "tests": [], "timeout": self.perf_timeout,
-                "bench": {"codes": codes, "entry_point": task["entry_point"], "tests": [t["args"] for t in perf],
-                          "repeats": self.repeats, "timeout": self.perf_timeout}}
+        spec = {
+            "kind": "function",
+            "tests": [],
+            "timeout": self.perf_timeout,
+            "bench": {
+                "codes": codes,
+                "entry_point": task["entry_point"],
+                "tests": [t["args"] for t in perf],
+                "repeats": self.repeats,
+                "timeout": self.perf_timeout,
+            },
+        }
         digests = " ".join(hashlib.sha256(json.dumps(t["expected"], sort_keys=True).encode()).hexdigest() for t in perf)
         nonce = secrets.token_hex(16)
         body = json.dumps(spec).encode()

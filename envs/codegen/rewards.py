@@ -65,6 +65,10 @@ def reward(mode: str, comp: dict[str, float]) -> float:
     if mode == "hierarchical":
         if comp["solved"]:
             return 1.0
-        return (W_SYNTAX * comp["syntax"] + W_EXEC * comp["execution"]
-                + W_PASS * comp["pass_rate"] + W_STRUCT * comp["structure"])
+        return (
+            W_SYNTAX * comp["syntax"]
+            + W_EXEC * comp["execution"]
+            + W_PASS * comp["pass_rate"]
+            + W_STRUCT * comp["structure"]
+        )
     raise ValueError(f"reward_mode={mode!r} is unknown; use one of {list(REWARD_MODES)}")

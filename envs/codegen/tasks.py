@@ -1,4 +1,4 @@
-"""The CodeGen task format and its check (``CodeGenEnv.parse_task``).
+r"""The CodeGen task format and its check (``CodeGenEnv.parse_task``).
 
 A task is a dict (one JSONL line)::
 
@@ -42,9 +42,13 @@ def parse_codegen_task(task: Task) -> Task:
         raise TaskFormatError(task.source, "kind", f"expected one of {list(KINDS)}, got {kind!r} in task {task.id!r}")
     lang = data.setdefault("language", "python")
     if lang not in LANGUAGES:
-        raise TaskFormatError(task.source, "language", f"expected one of {list(LANGUAGES)}, got {lang!r} in task {task.id!r}")
+        raise TaskFormatError(
+            task.source, "language", f"expected one of {list(LANGUAGES)}, got {lang!r} in task {task.id!r}"
+        )
     if kind == "function" and lang != "python":
-        raise TaskFormatError(task.source, "language", f"function-call tasks are Python only; task {task.id!r} says {lang!r}")
+        raise TaskFormatError(
+            task.source, "language", f"function-call tasks are Python only; task {task.id!r} says {lang!r}"
+        )
     task.require("prompt", str)
     if data.get("test_code"):
         if not isinstance(data["test_code"], str) or "def check" not in data["test_code"]:
@@ -58,7 +62,9 @@ def parse_codegen_task(task: Task) -> Task:
         need = ("args", "expected") if kind == "function" else ("input", "output")
         for i, t in enumerate(tests):
             if not isinstance(t, dict) or any(k not in t for k in need):
-                raise TaskFormatError(task.source, f"tests[{i}]", f"expected keys {list(need)} in task {task.id!r}, got {t!r:.80}")
+                raise TaskFormatError(
+                    task.source, f"tests[{i}]", f"expected keys {list(need)} in task {task.id!r}, got {t!r:.80}"
+                )
         if kind == "function":
             task.require("entry_point", str)
     if "gold" in data and not isinstance(data["gold"], str):

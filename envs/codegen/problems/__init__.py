@@ -38,6 +38,7 @@ class Fn:
         edge: hand-written argument lists (edge cases).
         wrong: a plausible wrong implementation (first 30 problems).
         float_tol: numeric tolerance, when the result is a float.
+
     """
 
     id: str
@@ -63,6 +64,7 @@ class Io:
         gen: ``rng -> input text`` for one generated test.
         edge: hand-written inputs.
         wrong: language -> a plausible wrong program.
+
     """
 
     id: str

@@ -1,6 +1,6 @@
 """Export the bundled problems to ``assets/codegen/*.jsonl`` (run after editing a batch).
 
-    python -m codegym.envs.codegen.problems.build [--out assets/codegen]
+python -m codegym.envs.codegen.problems.build [--out assets/codegen]
 """
 
 from __future__ import annotations

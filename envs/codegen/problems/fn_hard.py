@@ -1,5 +1,7 @@
 """Hard function-call problems (dynamic programming, graphs, parsing)."""
 
+# ruff: noqa: E501 - problem data: statements and inline programs read best unwrapped
+
 import random
 
 from . import Fn, d, ints, word

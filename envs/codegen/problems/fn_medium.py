@@ -1,5 +1,7 @@
 """Medium function-call problems (the first ten with a plausible wrong solution)."""
 
+# ruff: noqa: E501 - problem data: statements and inline programs read best unwrapped
+
 import random
 
 from . import Fn, d, ints, word

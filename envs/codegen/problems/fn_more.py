@@ -1,5 +1,7 @@
 """More function-call problems across difficulties (strings, lists, numbers, dicts)."""
 
+# ruff: noqa: E501 - problem data: statements and inline programs read best unwrapped
+
 import random
 
 from . import Fn, d, ints, word

@@ -5,6 +5,8 @@ correctness tests, ``big`` makes the optimisation test where the complexity clas
 (the baseline takes a good fraction of a second, the expert a few milliseconds).
 """
 
+# ruff: noqa: E501 - problem data: statements and inline programs read best unwrapped
+
 from __future__ import annotations
 
 import random
@@ -30,7 +32,7 @@ class Opt:
 
 
 def L(r: random.Random, n: int, lo: int = 0, hi: int = 10**6) -> list[int]:
-    """n random ints."""
+    """N random ints."""
     return [r.randint(lo, hi) for _ in range(n)]
 
 

@@ -1,5 +1,7 @@
 """Stdin/stdout problems (CodeContests style) with golds in Python and C++ (some JS, Rust)."""
 
+# ruff: noqa: E501 - problem data: statements and inline programs read best unwrapped
+
 import random
 
 from . import Io, d, ints
