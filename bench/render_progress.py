@@ -28,7 +28,7 @@ from codegym.envs.image2code import generate
 from codegym.envs.image2code.grading import grade_render
 from codegym.envs.image2code.render import RenderResult, install_worker, render_svg, render_svg_naive
 from codegym.envs.image2code.similarity import similarity
-from codegym.envs.image2code.svgsplit import split_svg
+from codegym.envs.image2code.svgsplit import annotate, split_svg
 from codegym.envs.image2code.tasks import default_cache_dir
 from codegym.envs.image2code.tikz import render_tikz, render_tikz_naive, split_tikz, tex_stage
 
@@ -46,6 +46,28 @@ for p in prefixes:
     png = cairosvg.svg2png(bytestring=p.encode(), output_width=256, output_height=256, background_color="white")
     out.append(np.asarray(Image.open(io.BytesIO(png)).convert("RGB")))
 np.save("naive.npy", np.stack(out))
+"""
+
+# Inside one process, after the imports: our one-surface drawing of every prefix against
+# cairosvg.svg2png of every closed prefix (PNG encoded and decoded), both timed in-process.
+IN_PROCESS_DRAW_ONLY = r"""
+import io, json, sys, time
+import cairosvg, numpy as np
+from PIL import Image
+import svg_worker
+job, prefixes = json.load(open("job.json")), json.load(open("prefixes.json"))
+frames = []
+t = time.perf_counter()
+def keep(k, img, grouped):  # to an RGB array, as the host does with the raw frames
+    frames.append(np.frombuffer(img, np.uint8).reshape(256, -1, 4)[:, :256, 2::-1].copy())
+svg_worker.render(job["doc"], (256, 256), keep)
+ours = time.perf_counter() - t
+t = time.perf_counter()
+for p in prefixes:
+    png = cairosvg.svg2png(bytestring=p.encode(), output_width=256, output_height=256, background_color="white")
+    np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+naive = time.perf_counter() - t
+print(json.dumps({"ours": ours, "naive": naive, "frames": len(frames)}))
 """
 
 
@@ -105,6 +127,10 @@ def bench_svg(n: int, repeat: int) -> dict:
 
         t_naive_one, frames_one = timed(in_process)
         t_naive_one_sim, _ = timed(lambda: naive_progress(frames_one, target))
+        doc, spans = annotate(code, split_svg(code))
+        sb.write_file("job.json", json.dumps({"doc": doc, "spans": spans}))
+        sb.write_file("draw_only.py", IN_PROCESS_DRAW_ONLY)
+        draw = json.loads(sb.run(["python3", "draw_only.py"], timeout=600).stdout.strip().splitlines()[-1])
     same = all(a is not None and np.array_equal(a, b) for a, b in zip(res.frames, frames, strict=True))
     t_naive_a = t_naive_proc + t_naive_proc_sim
     t_naive_b = t_naive_one + t_naive_one_sim
@@ -122,6 +148,9 @@ def bench_svg(n: int, repeat: int) -> dict:
         "frames_identical": same,
         "sum_spans": total,
         "sum_naive": sum(naive_values),
+        "draw_only_ours_s": draw["ours"],
+        "draw_only_naive_s": draw["naive"],
+        "draw_only_ratio": draw["naive"] / draw["ours"],
     }
 
 
@@ -168,6 +197,10 @@ def main() -> None:
         f"per-process {svg['renders_per_s_naive_per_process']:.1f}, "
         f"one-process {svg['renders_per_s_naive_one_process']:.0f}; frames identical: {svg['frames_identical']}; "
         f"sum of spans {svg['sum_spans']:.4f}"
+    )
+    print(
+        f"     in-process drawing only (after imports): ours {svg['draw_only_ours_s']:.3f}s, "
+        f"svg2png per prefix {svg['draw_only_naive_s']:.3f}s -> {svg['draw_only_ratio']:.1f}x"
     )
     tikz = bench_tikz(n_tikz, args.repeat)
     print(

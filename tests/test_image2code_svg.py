@@ -171,3 +171,58 @@ def test_check_env_passes(tmp_path):
         check_env(e.unwrapped, skip_render_check=True)
     finally:
         e.close()
+
+
+def test_folder_of_images_with_reference_code_loads_as_tasks(tmp_path):
+    from PIL import Image
+
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    img = np.full((64, 64, 3), 255, np.uint8)
+    img[16:48, 16:48] = (231, 76, 60)
+    Image.fromarray(img).save(folder / "square.png")
+    (folder / "square.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64">'
+        '<rect x="16" y="16" width="32" height="32" fill="rgb(231,76,60)"/></svg>'
+    )
+    Image.fromarray(img).save(folder / "photo.jpg", quality=95)
+    e = gym.make("ImageToSVG-v0", tasks=str(folder), cache_dir=tmp_path / "c", image_size=64)
+    try:
+        assert e.unwrapped.tasks.ids == ["photo", "square"]
+        obs, _ = e.reset(seed=0, options={"task_id": "square"})
+        assert obs["image"].shape == (64, 64, 3) and tuple(obs["image"][32, 32]) == (231, 76, 60)
+        _, reward, _, _, _ = e.step(e.unwrapped.gold_action())
+        assert reward >= 0.99
+        e.reset(seed=0, options={"task_id": "photo"})
+        with pytest.raises(ValueError, match="only an image"):
+            e.unwrapped.gold_action()
+    finally:
+        e.close()
+
+
+def test_multi_turn_feedback_then_gold_terminates(tmp_path):
+    e = gym.make("ImageToSVG-v0", cache_dir=tmp_path, max_turns=2)
+    try:
+        e.reset(seed=0, options={"task_id": "svg-easy-000"})
+        obs, reward, terminated, truncated, _ = e.step(fenced(HEAD + "</svg>"))
+        assert not terminated and not truncated and "Similarity" in obs["text"] and obs["image"].shape == (256, 256, 3)
+        _, reward, terminated, _, _ = e.step(e.unwrapped.gold_action())
+        assert terminated and reward >= 0.99
+    finally:
+        e.close()
+
+
+def test_fork_and_pickle_give_working_independent_envs(env):
+    import pickle
+
+    env.reset(seed=0, options={"task_id": "svg-easy-000"})
+    clone = env.unwrapped.fork()
+    revived = pickle.loads(pickle.dumps(env.unwrapped))
+    try:
+        assert clone.step(clone.gold_action())[1] >= 0.99
+        assert env.step(env.unwrapped.gold_action())[1] >= 0.99
+        revived.reset(seed=0, options={"task_id": "svg-easy-000"})
+        assert revived.step(revived.gold_action())[1] >= 0.99
+    finally:
+        clone.close()
+        revived.close()

@@ -9,7 +9,6 @@ exists for the benchmark and the tests that hold the fast path to it.
 
 from __future__ import annotations
 
-import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,7 +93,7 @@ def render_svg(
         )
     try:
         report = json.loads(res.stdout.strip().splitlines()[-1])
-        frames = np.load(io.BytesIO(sandbox.read_file("frames.npy")))
+        frames = _frames(sandbox.read_file("frames.raw"), report["geometry"])
     except (ValueError, IndexError, OSError) as exc:
         raise InfraError(f"the SVG render worker failed (exit {res.exit_code}): {res.stderr[-400:]}") from exc
 
@@ -114,6 +113,15 @@ def render_svg(
         per.append(img)
         last = img if img is not None else last
     return RenderResult(plain_spans, per, frame(report["final"]), report["final_error"], failed, mode=report["mode"])
+
+
+def _frames(raw: bytes, geometry: dict[str, int]) -> np.ndarray:
+    """The worker's raw frames (cairo BGRA rows, opaque) as ``(n, H, W, 3)`` RGB."""
+    w, h, stride = geometry["width"], geometry["height"], geometry["stride"]
+    if not raw or not stride:
+        return np.zeros((0, h, w, 3), np.uint8)
+    data = np.frombuffer(raw, np.uint8).reshape(-1, h, stride // 4, 4)
+    return np.ascontiguousarray(data[:, :, :w, 2::-1])  # BGRA -> RGB (opaque: premultiplied = straight)
 
 
 def render_svg_naive(

@@ -90,6 +90,8 @@ class SimilarityTracker:
         # Target-side local statistics never change: computed once on the whole image.
         self._uy = uniform_filter(self._ty, _WIN)
         self._uyy = uniform_filter(self._ty * self._ty, _WIN)
+        self._target_f = target.astype(np.float64)
+        self._sq: np.ndarray | None = None  # per-pixel squared error summed over channels
         self._prev: np.ndarray | None = None
         self._prev_grey: np.ndarray | None = None
         self._smap: np.ndarray | None = None
@@ -100,7 +102,8 @@ class SimilarityTracker:
         if self._prev is None or self._prev.shape != render.shape:
             self._prev_grey = grey(render)
             self._smap = self._ssim_map(self._prev_grey, (0, render.shape[0]), (0, render.shape[1]))
-            box = None
+            diff = render.astype(np.float64) - self._target_f
+            self._sq = np.einsum("hwc,hwc->hw", diff, diff)
         else:
             changed = np.any(render != self._prev, axis=2)
             rows, cols = np.any(changed, axis=1), np.any(changed, axis=0)
@@ -108,14 +111,17 @@ class SimilarityTracker:
                 return self._last
             r0, r1 = int(np.argmax(rows)), len(rows) - int(np.argmax(rows[::-1]))
             c0, c1 = int(np.argmax(cols)), len(cols) - int(np.argmax(cols[::-1]))
-            box = (r0, r1, c0, c1)
-            assert self._prev_grey is not None and self._smap is not None
-            self._prev_grey[r0:r1, c0:c1] = grey(render[r0:r1, c0:c1])
-            self._update_ssim(box)
+            assert self._prev_grey is not None and self._smap is not None and self._sq is not None
+            patch = render[r0:r1, c0:c1]
+            self._prev_grey[r0:r1, c0:c1] = grey(patch)
+            self._update_ssim((r0, r1, c0, c1))
+            diff = patch.astype(np.float64) - self._target_f[r0:r1, c0:c1]
+            self._sq[r0:r1, c0:c1] = np.einsum("hwc,hwc->hw", diff, diff)
         self._prev = render.copy()
-        assert self._smap is not None
+        assert self._smap is not None and self._sq is not None
         mssim = float(self._smap[_PAD:-_PAD, _PAD:-_PAD].mean(dtype=np.float64))
-        self._last = Similarity(mssim, l2_similarity(render, self.target))
+        l2 = float(1.0 - np.sqrt(self._sq.sum() / self._sq.size / 3) / 255.0)
+        self._last = Similarity(mssim, l2)
         return self._last
 
     def _update_ssim(self, box: tuple[int, int, int, int]) -> None:

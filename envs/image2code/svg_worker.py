@@ -1,8 +1,9 @@
-"""SVG render worker: runs INSIDE the sandbox, one process per grading (stdlib + cairosvg + numpy).
+"""SVG render worker: runs INSIDE the sandbox, one process per grading (stdlib + cairosvg).
 
 Reads a job (JSON file named by argv[1]) holding the annotated document, the element spans
-and the output size; writes ``frames.npy`` (the distinct RGB frames) and prints a JSON
-report: for each element the index of the frame after it (or -1 when it failed), the final
+and the output size; writes ``frames.raw`` (the distinct frames, cairo's BGRA rows one
+after another: no image encoding, and no numpy import to pay for) and prints a JSON
+report with their geometry and, for each element the index of the frame after it (or -1 when it failed), the final
 frame, and error messages.
 
 Fast path: the whole document is parsed once and drawn onto ONE cairo surface; after each
@@ -16,12 +17,12 @@ A document that does not parse is rendered prefix by prefix (each closed).
 import json
 import sys
 
-import numpy as np
 from cairosvg.parser import Tree
 from cairosvg.surface import PNGSurface
 from cairosvg.url import fetch, parse_url
 
 KEY = "data-codegym-k"
+GEOMETRY = {"width": 0, "height": 0, "stride": 0}  # of the frames written (one surface size per job)
 
 
 def deny_external(url, resource_type):
@@ -79,11 +80,10 @@ class Recorder(PNGSurface):
             self.on_frame(int(key), self.pixels(), self._groups > 0)
 
     def pixels(self):
-        """The surface as an ``(H, W, 3)`` RGB array (a copy)."""
+        """The surface's pixels: BGRA rows of ``stride`` bytes (a copy)."""
         self.cairo.flush()
-        w, h = self.cairo.get_width(), self.cairo.get_height()
-        data = np.frombuffer(self.cairo.get_data(), np.uint8).reshape(h, self.cairo.get_stride() // 4, 4)
-        return np.ascontiguousarray(data[:, :w, 2::-1])  # BGRA (opaque: premultiplied = straight) -> RGB
+        GEOMETRY.update(width=self.cairo.get_width(), height=self.cairo.get_height(), stride=self.cairo.get_stride())
+        return bytes(self.cairo.get_data())
 
 
 def render(text, size, on_frame=None):
@@ -100,7 +100,7 @@ def main():
     failed, stale = {}, set()
 
     def keep(img):
-        if frames and np.array_equal(frames[-1], img):
+        if frames and frames[-1] == img:
             return len(frames) - 1
         frames.append(img)
         return len(frames) - 1
@@ -152,7 +152,9 @@ def main():
                 failed[k] = exc.message
             except Exception as exc:  # noqa: BLE001
                 failed[k] = f"{type(exc).__name__}: {exc}"
-    np.save("frames.npy", np.stack(frames) if frames else np.zeros((0, size[1], size[0], 3), np.uint8))
+    with open("frames.raw", "wb") as out:
+        for frame in frames:
+            out.write(frame)
     per_element = [(-1 if k in failed else index.get(k, None)) for k in range(len(spans))]
     print(
         json.dumps(
@@ -162,6 +164,7 @@ def main():
                 "final_error": final_error,
                 "failed": {str(k): v for k, v in failed.items()},
                 "mode": mode,
+                "geometry": GEOMETRY,
                 "stale": len(stale),
             }
         )
