@@ -303,3 +303,18 @@ def test_probe_consensus_ranks_the_behavioural_majority_higher() -> None:
     rewards = pcr(completions=group)
     assert rewards[0] == rewards[1] == rewards[2] == 1.0
     assert rewards[3] < 1.0 and rewards[4] == 0.0
+
+
+def test_a_crashing_attempt_is_an_error_not_a_harness_exit(env: CodeGenEnv) -> None:
+    code = (
+        "import ctypes\n"
+        "def f(x):\n"
+        "    if x == 0:\n"
+        "        ctypes.string_at(0)  # segfault\n"
+        "    return x + 3 if x >= 0 else 0\n"
+    )
+    _, reward, _, _, info = step(env, code)
+    assert info["verdict"]["tests"][2]["status"] == "error"
+    assert "signal 11" in info["verdict"]["tests"][2]["trace"]
+    assert reward == pytest.approx(7 / 8)
+    assert "harness_exit" not in info["audit"]["flags"]

@@ -447,19 +447,43 @@ def run_python(spec, results, meta):
                 if i >= len(tests):
                     ended = "done"
                     break
+        status = _reap(pid) if ended == "exit" else None
         _kill(pid)
         os.close(r)
         if ended in ("timeout", "exit") and i < len(tests):
             if ended == "timeout":
                 results[i] = {"status": "timeout", "trace": f"test took longer than {timeout:g}s"}
+            elif status is not None and os.WIFSIGNALED(status):
+                # killed by a signal: a crash (segfault) or the memory limit (OOM kill)
+                sig = os.WTERMSIG(status)
+                results[i] = {
+                    "status": "error",
+                    "error": "Crash",
+                    "trace": f"the process was killed by signal {sig} (memory limit or crash)",
+                }
             else:
+                # it exited on its own (os._exit, sys.exit from a thread) or shut its result pipe
                 results[i] = {
                     "status": "error",
                     "error": "WorkerExit",
-                    "trace": "the process exited before the test finished (os._exit, a signal or a crash)",
+                    "trace": "the process exited before the test finished (os._exit or a closed harness pipe)",
                 }
                 meta["harness_exit"] = True
             i += 1
+
+
+def _reap(pid, wait=0.5):
+    """Exit status of a worker that closed its pipe, or None if it is still running."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return None
+        if done:
+            return status
+        time.sleep(0.005)
+    return None
 
 
 def _kill(pid):
