@@ -32,7 +32,7 @@ _NETWORK_CMD = re.compile(
 _NETWORK_CODE = re.compile(r"^\+\s*(import|from)\s+(socket|urllib|requests|http\.client|httpx|aiohttp|ftplib|smtplib)\b", re.M)
 _FORGED = re.compile(
     r"^\+.*(\bPASSED\b|\d+ passed\b|junit|CODEGYM_REPORT|reward\.txt|os\._exit\(\s*0\s*\)"
-    r"|_pytest|pytest_runtest|sys\.modules\[\s*['\"]pytest)", re.M
+    r"|_pytest|pytest_runtest|\.codegym|sys\.modules\[\s*['\"]pytest)", re.M
 )
 
 

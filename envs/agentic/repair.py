@@ -79,7 +79,7 @@ class CodeRepairEnv(AgenticEnv):
         self._specs[task.id] = spec_of(task)
         return task
 
-    def spec(self, task: Task | None = None) -> RepairSpec:
+    def repair_spec(self, task: Task | None = None) -> RepairSpec:
         """The repair spec of ``task`` (default: the current one)."""
         task = task or self._current_task()
         if task.id not in self._specs:
@@ -95,7 +95,7 @@ class CodeRepairEnv(AgenticEnv):
         return prepare(task, self.repo_root)
 
     def _prompt(self, task: Task) -> str:
-        return f"Resolve this issue in the repository.\n\n{self.spec(task).statement.strip()}"
+        return f"Resolve this issue in the repository.\n\n{self.repair_spec(task).statement.strip()}"
 
     # ------------------------------------------------------------------ grading
     def collect_patch(self, sb: Sandbox) -> tuple[str | None, str]:
@@ -113,10 +113,12 @@ class CodeRepairEnv(AgenticEnv):
         return res.stdout, ""
 
     def _evaluate(self, action: str, code: Extracted | None) -> Outcome:
-        spec = self.spec()
+        spec = self.repair_spec()
         patch, problem = self.collect_patch(self.sandbox)
         if patch is None:
             return Outcome(0.0, {"f2p": 0.0, "p2p": 0.0, "resolved": 0.0}, feedback=problem, verdict={"error": "unreadable"})
+        assert self.episode is not None
+        self.episode.state["last_patch"] = patch  # RecoveryWrapper shows it to the next attempt
         files = parse_diff(patch)
         protected = spec.protected
         flags = audit_patch(files, protected)
@@ -206,7 +208,7 @@ class CodeRepairEnv(AgenticEnv):
     # ------------------------------------------------------------------ gold
     def gold_action(self) -> str:
         """The gold fix under the current harness (a diff; or applied and submitted)."""
-        return gold_for_harness(self.harness, self.spec().gold_patch)
+        return gold_for_harness(self.harness, self.repair_spec().gold_patch)
 
 
 def gold_for_harness(harness: str, patch: str) -> str:
@@ -215,7 +217,7 @@ def gold_for_harness(harness: str, patch: str) -> str:
 
     if harness == "patch":
         return f"```diff\n{patch}```\n"
-    script = f"git apply <<'CODEGYM_PATCH_EOF'\n{patch}CODEGYM_PATCH_EOF"
+    script = f"cd /sandbox && git apply <<'CODEGYM_PATCH_EOF'\n{patch}CODEGYM_PATCH_EOF"
     if harness == "bash":
         return f"````bash\n{script}\nsubmit\n````\n"
     return json.dumps([{"tool": "bash", "command": script}, {"tool": "submit"}])

@@ -70,9 +70,11 @@ class TestGenEnv(CodeRepairEnv):
     * v0: initial version.
     """
 
+    __test__ = False  # pytest: this "Test..." class is an env, not a test case
+
     def _prepare(self, task: Task) -> Path:
         base = prepare(task, self.repo_root)
-        spec = self.spec(task)
+        spec = self.repair_spec(task)
 
         def build(tree: Path) -> None:
             shutil.copytree(base, tree, dirs_exist_ok=True, symlinks=True, ignore=shutil.ignore_patterns(".git"))
@@ -87,7 +89,7 @@ class TestGenEnv(CodeRepairEnv):
     def _prompt(self, task: Task) -> str:
         return ("Write pytest tests that reproduce the issue below: they must fail on the current code and pass once "
                 "the bug is fixed. Do not fix the bug. Tests may not use the network.\n\n"
-                f"{self.spec(task).statement.strip()}")
+                f"{self.repair_spec(task).statement.strip()}")
 
     def _first_observation(self, task: Task, preface: str = "") -> str:
         obs = super()._first_observation(task, preface)
@@ -111,7 +113,7 @@ class TestGenEnv(CodeRepairEnv):
 
     # ------------------------------------------------------------------ grading
     def _evaluate(self, action: str, code: Extracted | None) -> Outcome:
-        spec = self.spec()
+        spec = self.repair_spec()
         sb = self.sandbox
         patch, problem = self.collect_patch(sb)
         if patch is None:
@@ -195,7 +197,7 @@ class TestGenEnv(CodeRepairEnv):
     # ------------------------------------------------------------------ gold
     def gold_tests(self) -> dict[str, str]:
         """The task's fail-to-pass tests as new test files (path -> text): the gold answer."""
-        spec = self.spec()
+        spec = self.repair_spec()
         out = {}
         if spec.hidden_dir is None:
             return {}
@@ -207,7 +209,7 @@ class TestGenEnv(CodeRepairEnv):
 
     def gold_action(self) -> str:
         """Adds the task's own fail-to-pass tests (SWE-bench instances: ``test_patch``)."""
-        spec = self.spec()
+        spec = self.repair_spec()
         patch = spec.test_patch if spec.hidden_dir is None else "".join(
             file_diff(path, None, text) for path, text in self.gold_tests().items())
         from .repair import gold_for_harness
