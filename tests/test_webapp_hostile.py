@@ -84,14 +84,14 @@ def test_endless_loop_in_a_click_handler_fails_the_item_and_next_episode_works(e
 
 
 def test_alert_storm_is_dismissed_and_flagged(env):
-    reward, info = grade(env, working_app_plus("setInterval(() => alert('hi'), 5);"))
+    reward, info = grade(env, working_app_plus("setInterval(() => alert('hi'), 50);"))
     assert "dialog_storm" in info["audit"]["flags"]
     assert info["reward_components"]["runtime"] == 0.0
     gold_still_works(env)
 
 
 def test_window_open_loop_is_closed_and_flagged(env):
-    reward, info = grade(env, working_app_plus("setInterval(() => window.open('/'), 20);"))
+    reward, info = grade(env, working_app_plus("setInterval(() => window.open('/'), 100);"))
     assert "popup" in info["audit"]["flags"] and info["verdict"]["containment"]["popups"] > 0
     assert info["audit"]["audit_reward"] == 0.0
 

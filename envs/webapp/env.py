@@ -216,7 +216,7 @@ class WebAppEnv(CodeEnv):
             self.pool._suspect = True  # a context that would not close: restart before next use
         report = _normalise(report, origin)
         load, items, tally = report["load"], report["items"], report["tally"]
-        syntax = [e for e in load["page_errors"] if e["message"].startswith("SyntaxError")]
+        syntax = [e for e in load["page_errors"] if e["name"] == "SyntaxError"]
         flags = _flags(load, tally)
         comps["source"] = 0.0 if syntax else 1.0
         comps["runtime"] = float(load["loaded"] and not load["page_errors"]
@@ -231,7 +231,7 @@ class WebAppEnv(CodeEnv):
             spans += [(s + off, e + off, -0.1) for s, e in cr.error_spans(src, syntax, kind == "html")]
         verdict.update({
             "stages": dict(comps),
-            "load": {k: load.get(k) for k in ("loaded", "hung", "error", "dom_nodes", "storage_bytes",
+            "load": {k: load.get(k) for k in ("loaded", "rendered", "hung", "error", "dom_nodes", "storage_bytes",
                                                  "dialogs", "page_errors", "console_errors")},
             "items": [_item_verdict(item, next((r for r in items if r["id"] == item["id"]), None), src)
                       for item in rubric],
@@ -303,7 +303,8 @@ def _normalise(obj: Any, origin: str) -> Any:
 def _item_verdict(item: dict[str, Any], r: dict[str, Any] | None, src: str) -> dict[str, Any]:
     if r is None:
         return {"id": item["id"], "text": item["text"], "passed": False,
-                "reason": "not run: the app did not load or did not parse", "evidence": {}}
+                "reason": "not run: the app did not load, did not parse, or rendered nothing",
+                "evidence": {}}
     return {
         "id": item["id"], "text": item["text"], "passed": r["passed"], "reason": r["reason"],
         "failed_step": r["failed_step"],
@@ -317,11 +318,13 @@ def _feedback(comps: dict[str, float], load: dict[str, Any], items: list[dict[st
               syntax: list[dict[str, str]]) -> str:
     lines = []
     if syntax:
-        lines.append("The page's script did not parse: " + syntax[0]["message"])
+        lines.append("The page's script did not parse: SyntaxError: " + syntax[0]["message"])
     if not load["loaded"]:
         lines.append(f"The page did not finish loading: {load.get('error', 'timeout')}")
+    elif load.get("rendered") is False:
+        lines.append("The component rendered nothing into #root, so no rubric item could run.")
     for e in load["page_errors"][:3]:
-        lines.append(f"Uncaught error while loading: {e['message']}")
+        lines.append(f"Uncaught error while loading: {e['name']}: {e['message']}")
     ok = sum(1 for it in items if it["passed"])
     lines.append(f"Rubric: {ok}/{len(items)} items pass.")
     for it in items:

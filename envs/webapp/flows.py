@@ -13,7 +13,7 @@ A flow is a list of steps, each a dict with one key naming what it does::
     {"snap": "#pad", "as": "blank"}       # element screenshot kept for later comparison
     {"expect": KIND, "sel": "...", ...}   # see below
 
-Expectations (polled until they hold or ``wait_ms`` passes, default 1500)::
+Expectations (polled until they hold or ``wait_ms`` passes, default 1000)::
 
     text     equals | contains | matches (regex) | not_equals    visible inner text, spaces collapsed
     texts    equals: [..]                 inner texts of every match, in document order
@@ -303,7 +303,7 @@ def pixel_difference(png_a: bytes, png_b: bytes) -> float:
 
 async def expect(page: Any, spec: dict[str, Any], state: FlowState) -> tuple[bool, Any]:
     """Poll an expectation until it holds or its wait runs out."""
-    deadline = asyncio.get_running_loop().time() + spec.get("wait_ms", 1500) / 1000
+    deadline = asyncio.get_running_loop().time() + spec.get("wait_ms", 1000) / 1000
     while True:
         try:
             ok, got = await check(page, spec, state)

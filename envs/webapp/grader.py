@@ -161,7 +161,8 @@ async def open_session(browser: Any, origin: str, credit: bool = False, budget: 
 
     def on_error(err: Any) -> None:
         if len(watch.page_errors) < 50:
-            watch.page_errors.append({"message": str(err)[:300], "stack": (err.stack or "")[:1200]})
+            watch.page_errors.append({"name": getattr(err, "name", "") or "Error", "message": str(err)[:300],
+                                      "stack": (err.stack or "")[:1200]})
 
     def on_crash(_: Any) -> None:
         watch.crashed = True
@@ -194,15 +195,16 @@ async def close_session(sess: Session, tally: dict[str, Any]) -> None:
         tally["close_hung"] = True
 
 
-async def goto(page: Any, origin: str, react: bool) -> None:
-    """Open the app and wait until it is ready (React: the root has rendered something)."""
+async def goto(page: Any, origin: str, react: bool) -> bool:
+    """Open the app and wait until it is ready; False when a React root stayed empty."""
     await page.goto(origin + "/", wait_until="load")
     if react:
         try:
             await page.wait_for_function("() => { const r = document.getElementById('root');"
                                          " return r && r.childElementCount > 0; }", timeout=2000)
         except Exception:  # noqa: BLE001 - an app that renders nothing fails its items
-            pass
+            return False
+    return True
 
 
 async def wipe(sess: Session, origin: str) -> None:
@@ -215,7 +217,7 @@ async def load_check(sess: Session, origin: str, react: bool) -> dict[str, Any]:
     """The runtime stage: load once, wait briefly, measure; did it load without uncaught errors?"""
     out: dict[str, Any] = {"loaded": False, "hung": False, "dom_nodes": 0, "storage_bytes": 0}
     try:
-        await asyncio.wait_for(goto(sess.page, origin, react), sess.budget.load_s + 3)
+        out["rendered"] = await asyncio.wait_for(goto(sess.page, origin, react), sess.budget.load_s + 3)
         await asyncio.sleep(0.2)  # errors thrown from setTimeout(0)/promises after load
         out.update(await asyncio.wait_for(sess.page.evaluate(STATS_JS), 3))
         out["loaded"] = True
@@ -414,8 +416,8 @@ async def grade_in_browser(browser: Any, origin: str, react: bool, items: list[d
         load = await load_check(sess, origin, react)
         if load["hung"]:
             tally["hung"] = True
-        syntax = [e for e in load["page_errors"] if e["message"].startswith("SyntaxError")]
-        if load["loaded"] and not syntax:
+        syntax = [e for e in load["page_errors"] if e["name"] == "SyntaxError"]
+        if load["loaded"] and not syntax and load.get("rendered", True):
             try:
                 initial = await asyncio.wait_for(initial_state(sess.page, items), budget.item_s)
             except TimeoutError:
