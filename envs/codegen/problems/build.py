@@ -10,10 +10,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import fn_easy, fn_hard, fn_medium, fn_more, fn_task, io_tasks, opt, stdio
+from . import fn_easy, fn_hard, fn_medium, fn_more, fn_task, io_tasks, opt, stdio, stdio_more
 
 FUNCTION_BATCHES = (fn_easy, fn_medium, fn_hard, fn_more)
-STDIO_BATCHES = (stdio,)
+STDIO_BATCHES = (stdio, stdio_more)
 
 
 def build_all() -> dict[str, list[dict[str, Any]]]:
