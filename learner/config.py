@@ -62,6 +62,9 @@ class LearnerConfig:
             writes between turns are appended to the context and masked out of the loss.
         prompt_template (str, default ``"{observation}\\n"``): how an observation becomes
             context text; must contain ``{observation}``.
+        env_workers (int, default 4, >= 1): envs grading in parallel threads (forks of the
+            env via ``env.unwrapped.fork()``; envs without ``fork`` grade one at a time).
+            Multi-turn rollouts run this many episodes at once.
 
     Sampling
         num_generations (int, default 8, >= 2): G, attempts per task (group size).
@@ -155,6 +158,7 @@ class LearnerConfig:
     eval_split: str = "test"
     max_turns: int = 1
     prompt_template: str = "{observation}\n"
+    env_workers: int = 4
     # Sampling
     num_generations: int = 8
     tasks_per_step: int = 4
@@ -218,7 +222,7 @@ class LearnerConfig:
         _choice("allocation", self.allocation, ALLOCATIONS)
         _choice("reward_transform", self.reward_transform, REWARD_TRANSFORMS)
         for name, low in (("tiny_layers", 1), ("tiny_hidden", 16), ("tiny_heads", 1),
-                          ("max_turns", 1), ("num_generations", 2), ("tasks_per_step", 1),
+                          ("max_turns", 1), ("env_workers", 1), ("num_generations", 2), ("tasks_per_step", 1),
                           ("max_new_tokens", 1), ("max_prompt_tokens", 1), ("num_iterations", 1),
                           ("eval_tasks", 1), ("sft_batch_size", 1)):
             if getattr(self, name) < low:
@@ -280,7 +284,7 @@ class LearnerConfig:
             if "=" not in item:
                 raise ValueError(f"override {item!r} must look like key=value (e.g. steps=20)")
             key, value = item.split("=", 1)
-            data[key.strip().replace("-", "_")] = yaml.safe_load(value)
+            data[key.strip().replace("-", "_")] = _parse_value(value)
         unknown = sorted(set(data) - known)
         if unknown:
             import difflib
@@ -301,6 +305,17 @@ class LearnerConfig:
     def to_json(self) -> str:
         """JSON text of :meth:`to_dict`."""
         return json.dumps(self.to_dict(), indent=2, sort_keys=True)
+
+
+def _parse_value(text: str) -> Any:
+    """A ``key=value`` override's value: YAML, plus numbers YAML 1.1 leaves as text (``2e-4``)."""
+    value = yaml.safe_load(text)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
 
 
 def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> None:

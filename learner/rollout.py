@@ -10,6 +10,7 @@ marked so the trainer drops them instead of learning from a fake zero.
 from __future__ import annotations
 
 import inspect
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -194,12 +195,14 @@ def rollout(model: torch.nn.Module, tokenizer: Any, envs: Sequence[gym.Env], job
             settings: RolloutSettings, generator: torch.Generator | None = None) -> list[Sample]:
     """Run one episode per ``(task_id, group)`` job and return the samples.
 
-    Generation is batched over all active episodes of a turn. Single-turn episodes are graded
-    one after another on ``envs[0]``; multi-turn episodes need their env to persist between
-    turns, so they run in chunks of ``len(envs)`` concurrent episodes.
+    Generation is batched over all active episodes of a turn; grading runs in one thread per
+    env of ``envs`` (sandboxed graders spend most of their time waiting on processes).
+    Single-turn episodes share the envs round-robin; multi-turn episodes need their env to
+    persist between turns, so they run in chunks of ``len(envs)`` concurrent episodes.
     """
     if settings.max_turns == 1:
-        return _run_chunk(model, tokenizer, [envs[0]] * len(jobs), jobs, settings, generator, single=True)
+        return _run_chunk(model, tokenizer, [envs[k % len(envs)] for k in range(len(jobs))], jobs, settings,
+                          generator, single=True)
     samples: list[Sample] = []
     for k in range(0, len(jobs), len(envs)):
         chunk = jobs[k: k + len(envs)]
@@ -211,12 +214,25 @@ def _encode(tokenizer: Any, text: str) -> list[int]:
     return list(tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
+def _in_threads(envs: list[gym.Env], items: list[int], fn: Any) -> dict[int, Any]:
+    """``fn(i)`` for each item, the items of one env in order, different envs in parallel."""
+    by_env: dict[int, list[int]] = {}
+    for i in items:
+        by_env.setdefault(id(envs[i]), []).append(i)
+    if len(by_env) <= 1:
+        return {i: fn(i) for i in items}
+    with ThreadPoolExecutor(len(by_env)) as pool:
+        parts = pool.map(lambda idx: [(i, fn(i)) for i in idx], by_env.values())
+        return {i: out for part in parts for i, out in part}
+
+
 def _run_chunk(model: torch.nn.Module, tokenizer: Any, envs: list[gym.Env], jobs: Sequence[tuple[str, int]],
                s: RolloutSettings, generator: torch.Generator | None, single: bool) -> list[Sample]:
     eos, pad = tokenizer.eos_token_id, tokenizer.pad_token_id
     samples, prompts_text = [], {}
-    for env, (task_id, group) in zip(envs, jobs):
+    for k, (task_id, group) in enumerate(jobs):
         if task_id not in prompts_text or not single:
+            env = envs[0] if single else envs[k]
             prompts_text[task_id] = s.prompt_template.format(observation=obs_text(reset_to(env, task_id)))
         ids = _encode(tokenizer, prompts_text[task_id])[-s.max_prompt_tokens:]
         samples.append(Sample(task_id=task_id, group=group, prompt_ids=ids))
@@ -225,21 +241,30 @@ def _run_chunk(model: torch.nn.Module, tokenizer: Any, envs: list[gym.Env], jobs
         contexts = [samples[i].prompt_ids + samples[i].token_ids for i in active]
         seqs, lps, stopped = generate(model, contexts, s.max_new_tokens, eos, pad, s.temperature, s.top_k, s.greedy,
                                       generator)
-        still = []
-        for i, ids, lp, stop in zip(active, seqs, lps, stopped):
-            sample, env = samples[i], envs[i]
-            action_ids = ids[:-1] if stop else ids
-            action = tokenizer.decode(action_ids, skip_special_tokens=True)
+        new = {i: (ids, lp, stop) for i, ids, lp, stop in zip(active, seqs, lps, stopped)}
+        actions = {i: tokenizer.decode(ids[:-1] if stop else ids, skip_special_tokens=True)
+                   for i, (ids, _lp, stop) in new.items()}
+
+        def grade(i: int) -> tuple[Any, ...]:
             if single:
-                reset_to(env, sample.task_id)
-            _obs, reward, terminated, truncated, info = env.step(action)
-            offsets = token_offsets(tokenizer, action_ids, action)
-            tr, touched = spans_to_token_rewards(offsets, info.get("token_rewards", []))
+                reset_to(envs[i], samples[i].task_id)
+            return envs[i].step(actions[i])
+
+        results = _in_threads(envs, active, grade)
+        still = []
+        for i in active:  # tokenising stays in this thread: fast tokenizers are not re-entrant
+            ids, lp, stop = new[i]
+            sample, action = samples[i], actions[i]
+            obs, reward, terminated, truncated, info = results[i]
+            action_ids = ids[:-1] if stop else ids
+            tr, touched = spans_to_token_rewards(token_offsets(tokenizer, action_ids, action),
+                                                 info.get("token_rewards", []))
+            pad_n = len(ids) - len(action_ids)
             sample.token_ids += ids
             sample.sampler_logp += lp
             sample.loss_mask += [1] * len(ids)
-            sample.token_rewards += tr + [0.0] * (len(ids) - len(action_ids))
-            sample.reward_positions += touched + [0] * (len(ids) - len(action_ids))
+            sample.token_rewards += tr + [0.0] * pad_n
+            sample.reward_positions += touched + [0] * pad_n
             sample.reward += float(reward)
             sample.text.append(action)
             sample.truncated |= not stop
@@ -249,7 +274,7 @@ def _run_chunk(model: torch.nn.Module, tokenizer: Any, envs: list[gym.Env], jobs
                 continue
             if not (terminated or truncated):
                 # The env's words enter the context but never the loss.
-                obs_ids = _encode(tokenizer, s.prompt_template.format(observation=obs_text(_obs)))
+                obs_ids = _encode(tokenizer, s.prompt_template.format(observation=obs_text(obs)))
                 sample.token_ids += obs_ids
                 sample.sampler_logp += [0.0] * len(obs_ids)
                 sample.loss_mask += [0] * len(obs_ids)

@@ -66,9 +66,9 @@ class Trainer:
         if self.env is not None and not self.train_ids:
             raise ValueError(f"the env has no tasks in train_split={cfg.train_split!r}; set train_split to one of its splits")
         self.envs = [self.env] if self.env is not None else []
-        if cfg.max_turns > 1 and self.env is not None and hasattr(self.env.unwrapped, "fork"):
-            # Multi-turn episodes keep their env between turns: one fork per concurrent episode.
-            self.envs += [self.env.unwrapped.fork() for _ in range(min(7, cfg.num_generations * cfg.tasks_per_step - 1))]
+        if cfg.env_workers > 1 and self.env is not None and hasattr(self.env.unwrapped, "fork"):
+            # One fork per grading thread (multi-turn: per concurrent episode).
+            self.envs += [self.env.unwrapped.fork() for _ in range(cfg.env_workers - 1)]
         self.checkpoint_dir = self.out / "checkpoint"
         self.step, self.sft_done = 0, False
         resuming = cfg.resume and (self.checkpoint_dir / "state.pt").exists()
@@ -246,6 +246,7 @@ class Trainer:
                     self.save()
         after = self.evaluate()
         self.save()
+        self.close()
         plot = plot_run(self.metrics_path, self.out / "metrics.png")
         return {"before": before, "after": after, "steps": self.step, "history": history, "plot": str(plot),
                 "parameters": count_parameters(self.model), "out_dir": str(self.out)}
@@ -263,8 +264,17 @@ class Trainer:
             self.log(rec)
             history.append(rec)
         self.save()
+        self.close()
         return {"steps": self.step, "history": history, "out_dir": str(self.out),
                 "plot": str(plot_run(self.metrics_path, self.out / "metrics.png"))}
+
+    def close(self) -> None:
+        """Close the env forks the trainer made (the env it was given stays open).
+
+        Forks make their sandboxes again on demand, so evaluating after ``close`` still works.
+        """
+        for env in self.envs[1:]:
+            env.close()
 
     # ------------------------------------------------------------------ checkpoints
     def save(self) -> Path:
