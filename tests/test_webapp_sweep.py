@@ -4,7 +4,6 @@ fails exactly the rubric items it is declared to break."""
 from __future__ import annotations
 
 import pytest
-
 from codegym.envs.webapp import WebAppEnv
 
 pytestmark = pytest.mark.slow

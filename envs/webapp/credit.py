@@ -67,8 +67,10 @@ _STACK = re.compile(r"/(?:index\.html)?:(\d+):(\d+)")
 
 
 def error_spans(source: str, page_errors: list[dict[str, str]], html: bool) -> list[tuple[int, int]]:
-    """Lines of ``source`` named in the stacks of uncaught errors (HTML apps only: a React
-    app's stack points into compiled code)."""
+    """Lines of ``source`` named in the stacks of uncaught errors.
+
+    HTML apps only: a React app's stack points into compiled code.
+    """
     if not html:
         return []
     lines = source.split("\n")

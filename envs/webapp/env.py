@@ -17,7 +17,9 @@ from .server import StaticServer
 
 WEIGHTS = {"format": 0.1, "source": 0.1, "runtime": 0.1, "functional": 0.7}
 SECURITY_FLAGS = ("blocked_request", "websocket", "popup", "navigation_away")
-_HTML_TAG = re.compile(r"<(?:!doctype|html|head|body|script|div|main|section|form|button|input|ul|table|canvas|h[1-6]|p)\b", re.I)
+_HTML_TAG = re.compile(
+    r"<(?:!doctype|html|head|body|script|div|main|section|form|button|input|ul|table|canvas|h[1-6]|p)\b", re.I
+)
 
 
 class WebAppEnv(CodeEnv):
@@ -105,8 +107,16 @@ class WebAppEnv(CodeEnv):
     bundled_tasks: ClassVar[str] = "webapp"
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
 
-    def __init__(self, *, pool: BrowserPool | None = None, screenshots: str = "failed", credit: bool = True,
-                 load_timeout_s: float = 8.0, item_timeout_s: float = 15.0, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        pool: BrowserPool | None = None,
+        screenshots: str = "failed",
+        credit: bool = True,
+        load_timeout_s: float = 8.0,
+        item_timeout_s: float = 15.0,
+        **kwargs: Any,
+    ) -> None:
         if screenshots not in ("failed", "all", "none"):
             raise ValueError(f"screenshots must be 'failed', 'all' or 'none', got {screenshots!r}")
         kwargs.pop("sandbox", None)  # the browser is this family's sandbox (see docstring)
@@ -128,8 +138,14 @@ class WebAppEnv(CodeEnv):
             raise TaskFormatError(task.source, "rubric", "needs at least one item")
         ids = set()
         for i, item in enumerate(rubric):
-            if not isinstance(item, dict) or not isinstance(item.get("id"), str) or not isinstance(item.get("text"), str):
-                raise TaskFormatError(task.source, f"rubric[{i}]", "each item needs string 'id' and 'text' and a 'flow'")
+            if (
+                not isinstance(item, dict)
+                or not isinstance(item.get("id"), str)
+                or not isinstance(item.get("text"), str)
+            ):
+                raise TaskFormatError(
+                    task.source, f"rubric[{i}]", "each item needs string 'id' and 'text' and a 'flow'"
+                )
             if item["id"] in ids:
                 raise TaskFormatError(task.source, f"rubric[{i}].id", f"duplicate item id {item['id']!r}")
             ids.add(item["id"])
@@ -137,21 +153,31 @@ class WebAppEnv(CodeEnv):
             if problems:
                 raise TaskFormatError(task.source, f"rubric[{i}].flow", "; ".join(problems))
         for j, bad in enumerate(task.get("broken", [])):
-            if not isinstance(bad, dict) or not isinstance(bad.get("code"), str) or not set(bad.get("breaks", [])) <= ids:
+            if (
+                not isinstance(bad, dict)
+                or not isinstance(bad.get("code"), str)
+                or not set(bad.get("breaks", [])) <= ids
+            ):
                 raise TaskFormatError(task.source, f"broken[{j}]", "needs 'code' and 'breaks' naming rubric item ids")
         return task
 
     def _start(self, task: Task) -> str:
         rubric = "\n".join(f"{i}. {item['text']}" for i, item in enumerate(task["rubric"], 1))
         if task.get("kind", "html") == "react":
-            fmt = ("Answer with one React function component in a ```jsx block (`export default function "
-                   "App() {...}`). React 18 is available (`import React, { useState } from 'react'` or the "
-                   "global `React`); no other imports, no network.")
+            fmt = (
+                "Answer with one React function component in a ```jsx block (`export default function "
+                "App() {...}`). React 18 is available (`import React, { useState } from 'react'` or the "
+                "global `React`); no other imports, no network."
+            )
         else:
-            fmt = ("Answer with one self-contained HTML file (HTML, CSS and JavaScript inline) in a ```html "
-                   "block. The page cannot reach the network: no CDNs, no external files.")
-        return (f"Build this web app.\n\n{task['request']}\n\nRequirements (a scripted user checks each one in "
-                f"a real browser):\n{rubric}\n\n{fmt}")
+            fmt = (
+                "Answer with one self-contained HTML file (HTML, CSS and JavaScript inline) in a ```html "
+                "block. The page cannot reach the network: no CDNs, no external files."
+            )
+        return (
+            f"Build this web app.\n\n{task['request']}\n\nRequirements (a scripted user checks each one in "
+            f"a real browser):\n{rubric}\n\n{fmt}"
+        )
 
     def gold_action(self) -> str:
         """The gold app in the fence its task asks for."""
@@ -161,8 +187,14 @@ class WebAppEnv(CodeEnv):
     def broken_actions(self) -> list[dict[str, Any]]:
         """The task's known-broken apps as actions: ``{"name", "action", "breaks"}``."""
         task = self.episode.task
-        return [{"name": b.get("name", f"broken{j}"), "action": fence(b["code"], task.get("kind", "html")),
-                 "breaks": list(b["breaks"])} for j, b in enumerate(task.get("broken", []))]
+        return [
+            {
+                "name": b.get("name", f"broken{j}"),
+                "action": fence(b["code"], task.get("kind", "html")),
+                "breaks": list(b["breaks"]),
+            }
+            for j, b in enumerate(task.get("broken", []))
+        ]
 
     # ------------------------------------------------------------------ grading
     @property
@@ -196,8 +228,9 @@ class WebAppEnv(CodeEnv):
                 msg = "; ".join(f"line {e['line']}:{e['column']}: {e['text']}" for e in compiled.errors[:3])
                 spans = [(s + off, e + off, -0.1) for s, e in cr.compile_error_spans(src, compiled.errors)]
                 verdict["stage"] = "source"
-                return Outcome(_reward(comps), comps, f"The component did not compile: {msg}",
-                               token_rewards=spans, verdict=verdict)
+                return Outcome(
+                    _reward(comps), comps, f"The component did not compile: {msg}", token_rewards=spans, verdict=verdict
+                )
             files = react_files(compiled.js)
         else:
             files = {"index.html": src}
@@ -209,9 +242,11 @@ class WebAppEnv(CodeEnv):
         with server:
             origin = server.origin
             report = self.pool.run(
-                lambda browser: grade_in_browser(browser, origin, kind == "react", rubric, self.credit,
-                                                 self.screenshots, self.budget),
-                timeout_s=30 + self.budget.load_s + (self.budget.item_s + 10) * n)
+                lambda browser: grade_in_browser(
+                    browser, origin, kind == "react", rubric, self.credit, self.screenshots, self.budget
+                ),
+                timeout_s=30 + self.budget.load_s + (self.budget.item_s + 10) * n,
+            )
         if report["tally"]["close_hung"]:
             self.pool._suspect = True  # a context that would not close: restart before next use
         report = _normalise(report, origin)
@@ -219,8 +254,7 @@ class WebAppEnv(CodeEnv):
         syntax = [e for e in load["page_errors"] if e["name"] == "SyntaxError"]
         flags = _flags(load, tally)
         comps["source"] = 0.0 if syntax else 1.0
-        comps["runtime"] = float(load["loaded"] and not load["page_errors"]
-                                 and not set(flags) - set(SECURITY_FLAGS))
+        comps["runtime"] = float(load["loaded"] and not load["page_errors"] and not set(flags) - set(SECURITY_FLAGS))
         passed = {r["id"]: r["passed"] for r in items}
         comps["functional"] = sum(passed.values()) / n if comps["source"] else 0.0
         reward = _reward(comps)
@@ -229,20 +263,42 @@ class WebAppEnv(CodeEnv):
             spans += [(s + off, e + off, value) for s, e in cr.item_spans(src, r, kind == "html")]
         if syntax:
             spans += [(s + off, e + off, -0.1) for s, e in cr.error_spans(src, syntax, kind == "html")]
-        verdict.update({
-            "stages": dict(comps),
-            "load": {k: load.get(k) for k in ("loaded", "rendered", "hung", "error", "dom_nodes", "storage_bytes",
-                                                 "dialogs", "page_errors", "console_errors")},
-            "items": [_item_verdict(item, next((r for r in items if r["id"] == item["id"]), None), src)
-                      for item in rubric],
-            "containment": {k: tally[k] for k in ("blocked", "websockets", "navigated_away", "dialogs", "popups")},
-            "flags": flags,
-        })
+        verdict.update(
+            {
+                "stages": dict(comps),
+                "load": {
+                    k: load.get(k)
+                    for k in (
+                        "loaded",
+                        "rendered",
+                        "hung",
+                        "error",
+                        "dom_nodes",
+                        "storage_bytes",
+                        "dialogs",
+                        "page_errors",
+                        "console_errors",
+                    )
+                },
+                "items": [
+                    _item_verdict(item, next((r for r in items if r["id"] == item["id"]), None), src) for item in rubric
+                ],
+                "containment": {k: tally[k] for k in ("blocked", "websockets", "navigated_away", "dialogs", "popups")},
+                "flags": flags,
+            }
+        )
         feedback = _feedback(comps, load, verdict["items"], flags, syntax)
         security = [f for f in flags if f in SECURITY_FLAGS]
-        return Outcome(reward, comps, feedback, token_rewards=spans, verdict=verdict, audit_flags=flags,
-                       audit_reward=0.0 if security else reward,
-                       terminated=self.max_turns == 1 or comps["functional"] == 1.0)
+        return Outcome(
+            reward,
+            comps,
+            feedback,
+            token_rewards=spans,
+            verdict=verdict,
+            audit_flags=flags,
+            audit_reward=0.0 if security else reward,
+            terminated=self.max_turns == 1 or comps["functional"] == 1.0,
+        )
 
     def _close_resources(self) -> None:
         # The shared pool outlives envs (it is closed at exit); an env only drops its handle.
@@ -302,20 +358,36 @@ def _normalise(obj: Any, origin: str) -> Any:
 
 def _item_verdict(item: dict[str, Any], r: dict[str, Any] | None, src: str) -> dict[str, Any]:
     if r is None:
-        return {"id": item["id"], "text": item["text"], "passed": False,
-                "reason": "not run: the app did not load, did not parse, or rendered nothing",
-                "evidence": {}}
+        return {
+            "id": item["id"],
+            "text": item["text"],
+            "passed": False,
+            "reason": "not run: the app did not load, did not parse, or rendered nothing",
+            "evidence": {},
+        }
     return {
-        "id": item["id"], "text": item["text"], "passed": r["passed"], "reason": r["reason"],
+        "id": item["id"],
+        "text": item["text"],
+        "passed": r["passed"],
+        "reason": r["reason"],
         "failed_step": r["failed_step"],
         "code_spans": [list(s) for s in cr.item_spans(src, r, True)],
-        "evidence": {"dom": r.get("dom", ""), "page_errors": r["page_errors"],
-                     "console_errors": r["console_errors"], "screenshot_png_b64": r.get("screenshot")},
+        "evidence": {
+            "dom": r.get("dom", ""),
+            "page_errors": r["page_errors"],
+            "console_errors": r["console_errors"],
+            "screenshot_png_b64": r.get("screenshot"),
+        },
     }
 
 
-def _feedback(comps: dict[str, float], load: dict[str, Any], items: list[dict[str, Any]], flags: list[str],
-              syntax: list[dict[str, str]]) -> str:
+def _feedback(
+    comps: dict[str, float],
+    load: dict[str, Any],
+    items: list[dict[str, Any]],
+    flags: list[str],
+    syntax: list[dict[str, str]],
+) -> str:
     lines = []
     if syntax:
         lines.append("The page's script did not parse: SyntaxError: " + syntax[0]["message"])

@@ -45,10 +45,39 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-ACTIONS = ("click", "dblclick", "fill", "type", "press", "check", "uncheck", "select", "hover",
-           "drag", "draw", "reload", "advance", "wait", "snap")
-EXPECTS = ("text", "texts", "count", "value", "attr", "class", "visible", "hidden", "checked",
-           "unchecked", "storage", "changed", "unchanged", "pixel")
+ACTIONS = (
+    "click",
+    "dblclick",
+    "fill",
+    "type",
+    "press",
+    "check",
+    "uncheck",
+    "select",
+    "hover",
+    "drag",
+    "draw",
+    "reload",
+    "advance",
+    "wait",
+    "snap",
+)
+EXPECTS = (
+    "text",
+    "texts",
+    "count",
+    "value",
+    "attr",
+    "class",
+    "visible",
+    "hidden",
+    "checked",
+    "unchecked",
+    "storage",
+    "changed",
+    "unchanged",
+    "pixel",
+)
 PIXEL_EXPECTS = ("changed", "unchanged")
 # Which DOM events an action can trigger: handlers of these types are credited to the item.
 EVENTS_OF = {
@@ -57,8 +86,10 @@ EVENTS_OF = {
     "fill": ("input", "change", "keyup", "keydown"),
     "type": ("input", "change", "keyup", "keydown", "keypress"),
     "press": ("keydown", "keyup", "keypress", "submit"),
-    "check": ("click", "change", "input"), "uncheck": ("click", "change", "input"),
-    "select": ("change", "input"), "hover": ("mouseover", "mouseenter", "pointerenter", "pointerover"),
+    "check": ("click", "change", "input"),
+    "uncheck": ("click", "change", "input"),
+    "select": ("change", "input"),
+    "hover": ("mouseover", "mouseenter", "pointerenter", "pointerover"),
     "drag": ("dragstart", "dragover", "dragenter", "drop", "dragend", "mousedown", "pointerdown"),
     "draw": ("mousedown", "mousemove", "mouseup", "pointerdown", "pointermove", "pointerup"),
 }
@@ -216,7 +247,8 @@ async def check(page: Any, spec: dict[str, Any], state: FlowState) -> tuple[bool
     if kind == "storage":
         values = await page.evaluate(
             "() => { const o = []; for (let i = 0; i < localStorage.length; i++) "
-            "o.push(String(localStorage.getItem(localStorage.key(i)))); return o; }")
+            "o.push(String(localStorage.getItem(localStorage.key(i)))); return o; }"
+        )
         return any(spec["contains"] in v for v in values), [v[:80] for v in values[:5]]
     locs = page.locator(sel)
     n = await locs.count()

@@ -32,7 +32,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .flows import (
-    EVENTS_OF, PIXEL_EXPECTS, FlowError, FlowState, check, describe, do_action, expect, selectors_of,
+    EVENTS_OF,
+    PIXEL_EXPECTS,
+    FlowError,
+    FlowState,
+    check,
+    describe,
+    do_action,
+    expect,
+    selectors_of,
     step_kind,
 )
 
@@ -62,6 +70,7 @@ class Budget:
     Attributes:
         load_s: how long the app may take to fire ``load`` (then it counts as hung).
         item_s: how long one rubric item's flow may take, waits included.
+
     """
 
     load_s: float = 8.0
@@ -95,16 +104,26 @@ class Watch:
 
 def new_tally() -> dict[str, Any]:
     """An empty grading-wide tally of containment events."""
-    return {"blocked": [], "websockets": [], "navigated_away": [], "dialogs": 0, "popups": 0,
-            "crashed": False, "hung": False, "close_hung": False}
+    return {
+        "blocked": [],
+        "websockets": [],
+        "navigated_away": [],
+        "dialogs": 0,
+        "popups": 0,
+        "crashed": False,
+        "hung": False,
+        "close_hung": False,
+    }
 
 
 BLANK_PATH = "__codegym_blank.html"
 # sessionStorage belongs to the tab and survives navigations: only a page of the origin can
 # clear it. Everything else (localStorage, IndexedDB, Cache Storage, cookies) is cleared by the
 # browser through DevTools' Storage.clearDataForOrigin right after this page has loaded.
-BLANK_PAGE = ("<!doctype html><title>blank</title><script>try { sessionStorage.clear(); "
-              "localStorage.clear(); } catch (e) {}</script>")
+BLANK_PAGE = (
+    "<!doctype html><title>blank</title><script>try { sessionStorage.clear(); "
+    "localStorage.clear(); } catch (e) {}</script>"
+)
 
 
 @dataclass
@@ -125,8 +144,14 @@ class Session:
 async def open_session(browser: Any, origin: str, credit: bool = False, budget: Budget = Budget()) -> Session:
     """A fresh context and page with every containment hook and the fake clock installed."""
     watch = Watch(origin)
-    ctx = await browser.new_context(viewport=VIEWPORT, service_workers="block", device_scale_factor=1,
-                                    locale="en-US", timezone_id="UTC", reduced_motion="reduce")
+    ctx = await browser.new_context(
+        viewport=VIEWPORT,
+        service_workers="block",
+        device_scale_factor=1,
+        locale="en-US",
+        timezone_id="UTC",
+        reduced_motion="reduce",
+    )
 
     async def block(route: Any) -> None:
         if len(watch.blocked) < 50:
@@ -161,8 +186,13 @@ async def open_session(browser: Any, origin: str, credit: bool = False, budget: 
 
     def on_error(err: Any) -> None:
         if len(watch.page_errors) < 50:
-            watch.page_errors.append({"name": getattr(err, "name", "") or "Error", "message": str(err)[:300],
-                                      "stack": (err.stack or "")[:1200]})
+            watch.page_errors.append(
+                {
+                    "name": getattr(err, "name", "") or "Error",
+                    "message": str(err)[:300],
+                    "stack": (err.stack or "")[:1200],
+                }
+            )
 
     def on_crash(_: Any) -> None:
         watch.crashed = True
@@ -200,8 +230,10 @@ async def goto(page: Any, origin: str, react: bool) -> bool:
     await page.goto(origin + "/", wait_until="load")
     if react:
         try:
-            await page.wait_for_function("() => { const r = document.getElementById('root');"
-                                         " return r && r.childElementCount > 0; }", timeout=2000)
+            await page.wait_for_function(
+                "() => { const r = document.getElementById('root'); return r && r.childElementCount > 0; }",
+                timeout=2000,
+            )
         except Exception:  # noqa: BLE001 - an app that renders nothing fails its items
             return False
     return True
@@ -214,7 +246,7 @@ async def wipe(sess: Session, origin: str) -> None:
 
 
 async def load_check(sess: Session, origin: str, react: bool) -> dict[str, Any]:
-    """The runtime stage: load once, wait briefly, measure; did it load without uncaught errors?"""
+    """The runtime stage: load once, wait briefly, measure (did it load without errors?)."""
     out: dict[str, Any] = {"loaded": False, "hung": False, "dom_nodes": 0, "storage_bytes": 0}
     try:
         out["rendered"] = await asyncio.wait_for(goto(sess.page, origin, react), sess.budget.load_s + 3)
@@ -253,19 +285,28 @@ async def initial_state(page: Any, items: list[dict[str, Any]]) -> dict[str, boo
     return out
 
 
-async def run_item(sess: Session, origin: str, react: bool, item: dict[str, Any],
-                   screenshots: str, initial: dict[str, bool]) -> dict[str, Any]:
+async def run_item(
+    sess: Session, origin: str, react: bool, item: dict[str, Any], screenshots: str, initial: dict[str, bool]
+) -> dict[str, Any]:
     """Run one rubric item's flow on a freshly loaded app and say whether the transition was seen."""
     steps = item["flow"]
     w = sess.watch
     marks = (len(w.page_errors), len(w.console_errors))
-    res: dict[str, Any] = {"id": item["id"], "passed": False, "reason": "", "failed_step": None,
-                           "selectors": [], "handlers": []}
+    res: dict[str, Any] = {
+        "id": item["id"],
+        "passed": False,
+        "reason": "",
+        "failed_step": None,
+        "selectors": [],
+        "handlers": [],
+    }
     state = FlowState()
     page = sess.page
     try:
-        await asyncio.wait_for(_flow(page, sess.cdp if sess.credit else None, origin, react, steps, state, res,
-                                     sess.handlers, initial), sess.budget.item_s)
+        await asyncio.wait_for(
+            _flow(page, sess.cdp if sess.credit else None, origin, react, steps, state, res, sess.handlers, initial),
+            sess.budget.item_s,
+        )
     except TimeoutError:
         res["passed"] = False
         res["reason"] = "timed out: the page stopped responding (endless loop or busy main thread?)"
@@ -279,8 +320,8 @@ async def run_item(sess: Session, origin: str, react: bool, item: dict[str, Any]
             res["dom"] = await _excerpt(page, state.last_sel)
         if screenshots == "all" or (screenshots == "failed" and not res["passed"]):
             res["screenshot"] = await _screenshot(page)
-    res["page_errors"] = w.page_errors[marks[0]:]
-    res["console_errors"] = w.console_errors[marks[1]:]
+    res["page_errors"] = w.page_errors[marks[0] :]
+    res["console_errors"] = w.console_errors[marks[1] :]
     return res
 
 
@@ -292,17 +333,26 @@ async def _responsive(page: Any) -> bool:
         return False
 
 
-async def _flow(page: Any, cdp: Any, origin: str, react: bool, steps: list[dict[str, Any]],
-                state: FlowState, res: dict[str, Any], cache: dict[str, list[str]],
-                initial: dict[str, bool]) -> None:
+async def _flow(
+    page: Any,
+    cdp: Any,
+    origin: str,
+    react: bool,
+    steps: list[dict[str, Any]],
+    state: FlowState,
+    res: dict[str, Any],
+    cache: dict[str, list[str]],
+    initial: dict[str, bool],
+) -> None:
     try:
         await goto(page, origin, react)
     except Exception as exc:  # noqa: BLE001
         res["reason"] = f"the app did not load: {str(exc).splitlines()[0][:200]}"
         return
     # The transition rule (flows.py): some expectation must fail on the fresh page.
-    transition = any(s.get("expect") in PIXEL_EXPECTS or (s.get("expect") and not initial.get(_key(s), True))
-                     for s in steps)
+    transition = any(
+        s.get("expect") in PIXEL_EXPECTS or (s.get("expect") and not initial.get(_key(s), True)) for s in steps
+    )
     for i, step in enumerate(steps):
         kind = step_kind(step)
         state.step = i
@@ -333,19 +383,24 @@ async def _flow(page: Any, cdp: Any, origin: str, react: bool, steps: list[dict[
             return
     if not transition:
         res["failed_step"] = len(steps) - 1
-        res["reason"] = ("no transition: every expectation already held on the freshly loaded page, "
-                         "before the flow acted")
+        res["reason"] = (
+            "no transition: every expectation already held on the freshly loaded page, before the flow acted"
+        )
         return
     res["passed"] = True
 
 
 async def handler_sources(cdp: Any, sel: str, types: tuple[str, ...]) -> list[str]:
-    """Source text of the handlers for ``types`` on ``sel``, else on its nearest ancestor
-    (event delegation, up to ``window``) that has any."""
+    """Source text of the handlers for ``types`` on ``sel``.
+
+    When the element has none, the nearest ancestor (up to ``window``) that has some is
+    taken instead: that is event delegation.
+    """
     out: list[str] = []
     try:
-        fn = await cdp.send("Runtime.evaluate", {"expression": f"({LISTENER_TARGETS_JS})({json.dumps(sel)})",
-                                                  "objectGroup": "credit"})
+        fn = await cdp.send(
+            "Runtime.evaluate", {"expression": f"({LISTENER_TARGETS_JS})({json.dumps(sel)})", "objectGroup": "credit"}
+        )
         obj = fn.get("result", {}).get("objectId")
         if not obj:
             return out
@@ -360,9 +415,14 @@ async def handler_sources(cdp: Any, sel: str, types: tuple[str, ...]) -> list[st
             for lst in matching:
                 h = lst.get("handler", {}).get("objectId")
                 if h:
-                    r = await cdp.send("Runtime.callFunctionOn", {
-                        "objectId": h, "returnByValue": True,
-                        "functionDeclaration": "function(){return Function.prototype.toString.call(this)}"})
+                    r = await cdp.send(
+                        "Runtime.callFunctionOn",
+                        {
+                            "objectId": h,
+                            "returnByValue": True,
+                            "functionDeclaration": "function(){return Function.prototype.toString.call(this)}",
+                        },
+                    )
                     text = r.get("result", {}).get("value")
                     if isinstance(text, str) and len(text) < 20_000 and text not in out:
                         out.append(text)
@@ -404,9 +464,15 @@ async def _screenshot(page: Any) -> str | None:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-async def grade_in_browser(browser: Any, origin: str, react: bool, items: list[dict[str, Any]],
-                           credit: bool = True, screenshots: str = "failed",
-                           budget: Budget = Budget()) -> dict[str, Any]:
+async def grade_in_browser(
+    browser: Any,
+    origin: str,
+    react: bool,
+    items: list[dict[str, Any]],
+    credit: bool = True,
+    screenshots: str = "failed",
+    budget: Budget = Budget(),
+) -> dict[str, Any]:
     """Load the app (runtime stage), then run each item's flow; the browser-side report."""
     tally = new_tally()
     sess: Session | None = await open_session(browser, origin, credit, budget)

@@ -34,10 +34,20 @@ CHROMIUM = os.environ.get("CODEGYM_CHROMIUM", "/usr/bin/chromium")
 # Without the background-networking switches Chromium keeps dialling Google services,
 # which on these machines (no network) only burns CPU and fills logs.
 LAUNCH_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--disable-default-apps", "--disable-extensions", "--disable-dev-shm-usage",
-    "--mute-audio", "--disable-breakpad", "--metrics-recording-only", "--dns-prefetch-disable",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--disable-dev-shm-usage",
+    "--mute-audio",
+    "--disable-breakpad",
+    "--metrics-recording-only",
+    "--dns-prefetch-disable",
     # Defence in depth behind the per-context request blocking (grader.py): WebRTC's UDP is
     # not seen by request interception, and a dead proxy catches anything that slips past
     # it (loopback, where the app's own server is, bypasses proxies in Chromium).
@@ -54,6 +64,7 @@ class BrowserPool:
         executable: the Chromium binary (default ``/usr/bin/chromium`` or ``CODEGYM_CHROMIUM``);
             never downloaded.
         launch_timeout_s: how long a launch may take before it counts as an infra failure.
+
     """
 
     _shared: BrowserPool | None = None
@@ -163,7 +174,9 @@ class BrowserPool:
                 return await asyncio.wait_for(fn(browser), timeout_s)
             except TimeoutError:
                 self._suspect = True
-                raise InfraError(f"grading overran {timeout_s:.0f}s; the browser was presumed hung and restarted") from None
+                raise InfraError(
+                    f"grading overran {timeout_s:.0f}s; the browser was presumed hung and restarted"
+                ) from None
             except Exception as exc:
                 if browser.is_connected() and not self._browser_died():
                     raise
@@ -197,8 +210,12 @@ class BrowserPool:
             self._pw = await async_playwright().start()
         try:
             self._browser = await self._pw.chromium.launch(
-                executable_path=self.executable, headless=True, args=[*LAUNCH_ARGS, self._marker],
-                handle_sigint=False, handle_sigterm=False, handle_sighup=False,
+                executable_path=self.executable,
+                headless=True,
+                args=[*LAUNCH_ARGS, self._marker],
+                handle_sigint=False,
+                handle_sigterm=False,
+                handle_sighup=False,
             )
         except Exception as exc:
             raise InfraError(f"Chromium at {self.executable} failed to launch: {exc}") from exc

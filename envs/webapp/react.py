@@ -61,6 +61,7 @@ class CompileResult:
         ok: it compiled.
         js: the page script (wrapper included) when ok.
         errors: ``{"line", "column", "text"}`` (1-based line, 0-based column) per error.
+
     """
 
     ok: bool
@@ -71,18 +72,29 @@ class CompileResult:
 def check_toolchain() -> None:
     """Raise InfraError saying how to install esbuild/React when they are missing."""
     root = npm_dir()
-    missing = [p for p in ("node_modules/.bin/esbuild", "node_modules/react/umd/react.production.min.js",
-                           "node_modules/react-dom/umd/react-dom.production.min.js") if not (root / p).exists()]
+    missing = [
+        p
+        for p in (
+            "node_modules/.bin/esbuild",
+            "node_modules/react/umd/react.production.min.js",
+            "node_modules/react-dom/umd/react-dom.production.min.js",
+        )
+        if not (root / p).exists()
+    ]
     if missing:
         raise InfraError(
             f"the React toolchain is missing under {root} ({', '.join(missing)}); run scripts/setup.sh "
-            "(npm install esbuild react@18 react-dom@18 there) or set CODEGYM_NPM_DIR")
+            "(npm install esbuild react@18 react-dom@18 there) or set CODEGYM_NPM_DIR"
+        )
 
 
 @lru_cache(maxsize=1)
 def vendor_files() -> dict[str, bytes]:
-    """React and ReactDOM UMD production builds (the development ones are 5x larger and
-    re-parsed on every item's page load; their error messages are links to react.dev)."""
+    """React and ReactDOM UMD production builds.
+
+    The development builds are 5x larger and re-parsed on every item's page load; the
+    production ones' error messages are links to react.dev instead.
+    """
     check_toolchain()
     root = npm_dir() / "node_modules"
     return {
@@ -100,16 +112,27 @@ def compile_jsx(source: str, timeout_s: float = 20.0) -> CompileResult:
     exe = npm_dir() / "node_modules" / ".bin" / "esbuild"
     try:
         proc = subprocess.run(
-            [str(exe), "--loader=jsx", "--format=cjs", "--target=es2020", "--log-level=error",
-             "--color=false", "--sourcefile=<stdin>"],
-            input=source, capture_output=True, text=True, timeout=timeout_s, check=False)
+            [
+                str(exe),
+                "--loader=jsx",
+                "--format=cjs",
+                "--target=es2020",
+                "--log-level=error",
+                "--color=false",
+                "--sourcefile=<stdin>",
+            ],
+            input=source,
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         return CompileResult(False, errors=[{"line": 1, "column": 0, "text": "esbuild timed out"}])
     except OSError as exc:
         raise InfraError(f"esbuild could not run: {exc}") from exc
     if proc.returncode != 0:
-        errors = [{"line": int(m[2]), "column": int(m[3]), "text": m[1].strip()}
-                  for m in _ERR.finditer(proc.stderr)]
+        errors = [{"line": int(m[2]), "column": int(m[3]), "text": m[1].strip()} for m in _ERR.finditer(proc.stderr)]
         if not errors:
             errors = [{"line": 1, "column": 0, "text": proc.stderr.strip()[:300] or "esbuild failed"}]
         return CompileResult(False, errors=errors[:10])

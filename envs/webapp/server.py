@@ -22,7 +22,9 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.server.files.get(path.lstrip("/"))
         if body is None:
             # favicon and friends: an empty answer keeps 404 noise out of the console.
-            code, body, ctype = (204, b"", "text/plain") if path == "/favicon.ico" else (404, b"not found", "text/plain")
+            code, body, ctype = (
+                (204, b"", "text/plain") if path == "/favicon.ico" else (404, b"not found", "text/plain")
+            )
         else:
             code, ctype = 200, mimetypes.guess_type(path)[0] or "application/octet-stream"
             if ctype.startswith("text/") or ctype.endswith("javascript"):

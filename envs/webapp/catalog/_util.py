@@ -9,9 +9,11 @@ from typing import Any
 
 def family(variants: int) -> Callable[[Callable[[int], dict[str, Any]]], Any]:
     """Mark a function ``f(i) -> task`` as a family with ``variants`` tasks."""
+
     def wrap(fn: Callable[[int], dict[str, Any]]) -> Any:
         fn.variants = variants  # type: ignore[attr-defined]
         return fn
+
     return wrap
 
 
@@ -35,8 +37,26 @@ def item(id_: str, text: str, *flow: dict[str, Any]) -> dict[str, Any]:
     return {"id": id_, "text": text, "flow": list(flow)}
 
 
-def task(id_: str, family_name: str, request: str, rubric: list[dict[str, Any]], gold: str,
-         broken: list[dict[str, Any]], difficulty: str = "easy", kind: str = "html", split: str = "train") -> dict[str, Any]:
+def task(
+    id_: str,
+    family_name: str,
+    request: str,
+    rubric: list[dict[str, Any]],
+    gold: str,
+    broken: list[dict[str, Any]],
+    difficulty: str = "easy",
+    kind: str = "html",
+    split: str = "train",
+) -> dict[str, Any]:
     """One task dict in the bundled format."""
-    return {"id": id_, "family": family_name, "kind": kind, "difficulty": difficulty, "split": split,
-            "request": request, "rubric": rubric, "gold": gold, "broken": broken}
+    return {
+        "id": id_,
+        "family": family_name,
+        "kind": kind,
+        "difficulty": difficulty,
+        "split": split,
+        "request": request,
+        "rubric": rubric,
+        "gold": gold,
+        "broken": broken,
+    }

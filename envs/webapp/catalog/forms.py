@@ -70,60 +70,116 @@ CONFIRM_JS = """errors += setError("confirm", v("confirm") === v("password") ? "
 def signup(i: int) -> dict[str, Any]:
     """Form with client-side validation (five variants)."""
     title, minlen, nid, nlabel, confirm = FORM_VARIANTS[i]
-    gold = fill(FORM_HTML, title=title, minlen=minlen, nid=nid, nlabel=nlabel,
-                confirm_html=CONFIRM_HTML if confirm else "", confirm_js=CONFIRM_JS if confirm else "")
+    gold = fill(
+        FORM_HTML,
+        title=title,
+        minlen=minlen,
+        nid=nid,
+        nlabel=nlabel,
+        confirm_html=CONFIRM_HTML if confirm else "",
+        confirm_js=CONFIRM_JS if confirm else "",
+    )
     good_pw = "s3cret-" + "x" * minlen
     name = ["Ada Lovelace", "Grace", "Alan Turing", "Katherine", "Linus"][i]
 
     def valid(*extra: dict[str, Any]) -> list[dict[str, Any]]:
-        steps = [{"fill": f"#{nid}", "value": name}, {"fill": "#email", "value": "ada@example.org"},
-                 {"fill": "#password", "value": good_pw}]
+        steps = [
+            {"fill": f"#{nid}", "value": name},
+            {"fill": "#email", "value": "ada@example.org"},
+            {"fill": "#password", "value": good_pw},
+        ]
         if confirm:
             steps.append({"fill": "#confirm", "value": good_pw})
         return steps + list(extra)
 
     rubric = [
-        item("required", f"Submitting without a {nlabel.lower()} shows '{nlabel} is required' in #{nid}-error.",
-             {"click": "#submit"}, {"expect": "text", "sel": f"#{nid}-error", "equals": f"{nlabel} is required"}),
-        item("email", "An address without a domain (e.g. 'ada@') is rejected with a message in #email-error.",
-             *valid({"fill": "#email", "value": "ada@"}, {"click": "#submit"}),
-             {"expect": "text", "sel": "#email-error", "equals": "Enter a valid email address"},
-             {"expect": "text", "sel": "#result", "equals": ""}),
-        item("password", f"A password shorter than {minlen} characters is rejected in #password-error.",
-             *valid({"fill": "#password", "value": "x" * (minlen - 1)}, {"click": "#submit"}),
-             {"expect": "text", "sel": "#password-error", "equals": f"Password must be at least {minlen} characters"}),
-        item("success", f"A valid form shows 'Welcome, <name>!' in #result.",
-             *valid({"click": "#submit"}), {"expect": "text", "sel": "#result", "equals": f"Welcome, {name}!"}),
-        item("clears", "Fixing a field and submitting again clears its error message.",
-             *valid({"fill": "#email", "value": "nope"}, {"click": "#submit"}),
-             {"expect": "text", "sel": "#email-error", "contains": "valid email"},
-             {"fill": "#email", "value": "ok@example.com"}, {"click": "#submit"},
-             {"expect": "text", "sel": "#email-error", "equals": ""}),
+        item(
+            "required",
+            f"Submitting without a {nlabel.lower()} shows '{nlabel} is required' in #{nid}-error.",
+            {"click": "#submit"},
+            {"expect": "text", "sel": f"#{nid}-error", "equals": f"{nlabel} is required"},
+        ),
+        item(
+            "email",
+            "An address without a domain (e.g. 'ada@') is rejected with a message in #email-error.",
+            *valid({"fill": "#email", "value": "ada@"}, {"click": "#submit"}),
+            {"expect": "text", "sel": "#email-error", "equals": "Enter a valid email address"},
+            {"expect": "text", "sel": "#result", "equals": ""},
+        ),
+        item(
+            "password",
+            f"A password shorter than {minlen} characters is rejected in #password-error.",
+            *valid({"fill": "#password", "value": "x" * (minlen - 1)}, {"click": "#submit"}),
+            {"expect": "text", "sel": "#password-error", "equals": f"Password must be at least {minlen} characters"},
+        ),
+        item(
+            "success",
+            "A valid form shows 'Welcome, <name>!' in #result.",
+            *valid({"click": "#submit"}),
+            {"expect": "text", "sel": "#result", "equals": f"Welcome, {name}!"},
+        ),
+        item(
+            "clears",
+            "Fixing a field and submitting again clears its error message.",
+            *valid({"fill": "#email", "value": "nope"}, {"click": "#submit"}),
+            {"expect": "text", "sel": "#email-error", "contains": "valid email"},
+            {"fill": "#email", "value": "ok@example.com"},
+            {"click": "#submit"},
+            {"expect": "text", "sel": "#email-error", "equals": ""},
+        ),
     ]
     if confirm:
-        rubric.append(item("confirm", "A confirmation that differs from the password shows 'Passwords do not match'.",
-                           *valid({"fill": "#confirm", "value": good_pw + "!"}, {"click": "#submit"}),
-                           {"expect": "text", "sel": "#confirm-error", "equals": "Passwords do not match"}))
+        rubric.append(
+            item(
+                "confirm",
+                "A confirmation that differs from the password shows 'Passwords do not match'.",
+                *valid({"fill": "#confirm", "value": good_pw + "!"}, {"click": "#submit"}),
+                {"expect": "text", "sel": "#confirm-error", "equals": "Passwords do not match"},
+            )
+        )
     broken = [
-        breaking(gold, "loose-email", ["email"],
-                 ("/^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$/.test(v(\"email\"))", "v(\"email\").includes(\"@\")")),
-        breaking(gold, "sticky-errors", ["clears"],
-                 ("  document.getElementById(id + \"-error\").textContent = message;\n",
-                  "  if (message) document.getElementById(id + \"-error\").textContent = message;\n")),
-        breaking(gold, "off-by-one-length", ["password"],
-                 ('v("password").length >= MIN', 'v("password").length >= MIN - 1')),
+        breaking(
+            gold,
+            "loose-email",
+            ["email"],
+            ('/^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$/.test(v("email"))', 'v("email").includes("@")'),
+        ),
+        breaking(
+            gold,
+            "sticky-errors",
+            ["clears"],
+            (
+                '  document.getElementById(id + "-error").textContent = message;\n',
+                '  if (message) document.getElementById(id + "-error").textContent = message;\n',
+            ),
+        ),
+        breaking(
+            gold, "off-by-one-length", ["password"], ('v("password").length >= MIN', 'v("password").length >= MIN - 1')
+        ),
     ]
     fields = f"#{nid} ({nlabel}), #email, #password" + (", #confirm (confirm password)" if confirm else "")
-    request = (f"A '{title}' form (id 'signup') with fields {fields} and a submit button #submit. Validate on "
-               f"submit without reloading the page: each field's message goes in the element with id "
-               f"'<field id>-error' (empty when the field is fine). Rules: {nlabel.lower()} required; email must "
-               f"look like name@domain.tld; password at least {minlen} characters"
-               + ("; confirmation must match" if confirm else "") + ". Exact messages: "
-               f"'{nlabel} is required', 'Enter a valid email address', 'Password must be at least {minlen} "
-               "characters'" + (", 'Passwords do not match'" if confirm else "") +
-               ". When everything is valid, #result shows 'Welcome, <name>!'.")
-    return task(f"form-{i + 1:02d}", "form", request, rubric, gold, [broken[i % 3]] if i < 3 else broken,
-                difficulty="medium", split="test" if i == 4 else "train")
+    request = (
+        f"A '{title}' form (id 'signup') with fields {fields} and a submit button #submit. Validate on "
+        f"submit without reloading the page: each field's message goes in the element with id "
+        f"'<field id>-error' (empty when the field is fine). Rules: {nlabel.lower()} required; email must "
+        f"look like name@domain.tld; password at least {minlen} characters"
+        + ("; confirmation must match" if confirm else "")
+        + ". Exact messages: "
+        f"'{nlabel} is required', 'Enter a valid email address', 'Password must be at least {minlen} "
+        "characters'"
+        + (", 'Passwords do not match'" if confirm else "")
+        + ". When everything is valid, #result shows 'Welcome, <name>!'."
+    )
+    return task(
+        f"form-{i + 1:02d}",
+        "form",
+        request,
+        rubric,
+        gold,
+        [broken[i % 3]] if i < 3 else broken,
+        difficulty="medium",
+        split="test" if i == 4 else "train",
+    )
 
 
 CALC_VARIANTS = [
@@ -210,47 +266,130 @@ def calculator(i: int) -> dict[str, Any]:
     a, b = [(6, 7), (9, 4), (8, 2), (3, 5), (9, 3)][i]
     res = {"*": a * b, "-": a - b, "/": a // b}[opjs]
     rubric = [
-        item("digits", "Clicking digit buttons builds the number on the display.",
-             *keys("1", "2"), {"expect": "text", "sel": f"#{disp}", "equals": "12"}),
-        item("add", "12 + 7 = shows 19.",
-             *keys("1", "2", "plus", "7", "equals"), {"expect": "text", "sel": f"#{disp}", "equals": "19"}),
-        item(opword, f"{a} {opsym} {b} = shows {res}.",
-             *keys(str(a), opword, str(b), "equals"), {"expect": "text", "sel": f"#{disp}", "equals": str(res)}),
-        item("clear", "C resets the display to 0 and forgets the pending operation.",
-             *keys("5", "plus", "3", "clear"), {"expect": "text", "sel": f"#{disp}", "equals": "0"},
-             *keys("4", "equals"), {"expect": "text", "sel": f"#{disp}", "equals": "4"}),
-        item("chain", "Operators chain left to right: 2 + 3 + 4 = shows 9.",
-             *keys("2", "plus", "3", "plus", "4", "equals"), {"expect": "text", "sel": f"#{disp}", "equals": "9"}),
-        item("decimal", "The . button enters decimals: 1.5 + 1 = shows 2.5.",
-             *keys("1", "dot", "5", "plus", "1", "equals"), {"expect": "text", "sel": f"#{disp}", "equals": "2.5"}),
+        item(
+            "digits",
+            "Clicking digit buttons builds the number on the display.",
+            *keys("1", "2"),
+            {"expect": "text", "sel": f"#{disp}", "equals": "12"},
+        ),
+        item(
+            "add",
+            "12 + 7 = shows 19.",
+            *keys("1", "2", "plus", "7", "equals"),
+            {"expect": "text", "sel": f"#{disp}", "equals": "19"},
+        ),
+        item(
+            opword,
+            f"{a} {opsym} {b} = shows {res}.",
+            *keys(str(a), opword, str(b), "equals"),
+            {"expect": "text", "sel": f"#{disp}", "equals": str(res)},
+        ),
+        item(
+            "clear",
+            "C resets the display to 0 and forgets the pending operation.",
+            *keys("5", "plus", "3", "clear"),
+            {"expect": "text", "sel": f"#{disp}", "equals": "0"},
+            *keys("4", "equals"),
+            {"expect": "text", "sel": f"#{disp}", "equals": "4"},
+        ),
+        item(
+            "chain",
+            "Operators chain left to right: 2 + 3 + 4 = shows 9.",
+            *keys("2", "plus", "3", "plus", "4", "equals"),
+            {"expect": "text", "sel": f"#{disp}", "equals": "9"},
+        ),
+        item(
+            "decimal",
+            "The . button enters decimals: 1.5 + 1 = shows 2.5.",
+            *keys("1", "dot", "5", "plus", "1", "equals"),
+            {"expect": "text", "sel": f"#{disp}", "equals": "2.5"},
+        ),
     ]
     if opjs == "/":
-        rubric.append(item("div_zero", "Dividing by zero shows 'Error'.",
-                           *keys("8", opword, "0", "equals"), {"expect": "text", "sel": f"#{disp}", "equals": "Error"}))
+        rubric.append(
+            item(
+                "div_zero",
+                "Dividing by zero shows 'Error'.",
+                *keys("8", opword, "0", "equals"),
+                {"expect": "text", "sel": f"#{disp}", "equals": "Error"},
+            )
+        )
     broken = [
-        breaking(gold, "clear-keeps-operator", ["clear"],
-                 ('function clearAll() { current = "0"; stored = null; op = null; fresh = false; show(); }',
-                  'function clearAll() { current = "0"; fresh = false; show(); }')),
-        breaking(gold, "no-chaining", ["chain"],
-                 ("  if (op !== null && !fresh) { current = format(apply(stored, parseFloat(current), op)); }\n", "")),
-        breaking(gold, "dot-ignored", ["decimal"],
-                 ('document.getElementById("' + p + '-dot").addEventListener("click", () => digit("."));', "")),
+        breaking(
+            gold,
+            "clear-keeps-operator",
+            ["clear"],
+            (
+                'function clearAll() { current = "0"; stored = null; op = null; fresh = false; show(); }',
+                'function clearAll() { current = "0"; fresh = false; show(); }',
+            ),
+        ),
+        breaking(
+            gold,
+            "no-chaining",
+            ["chain"],
+            ("  if (op !== null && !fresh) { current = format(apply(stored, parseFloat(current), op)); }\n", ""),
+        ),
+        breaking(
+            gold,
+            "dot-ignored",
+            ["decimal"],
+            ('document.getElementById("' + p + '-dot").addEventListener("click", () => digit("."));', ""),
+        ),
     ]
-    request = (f"A calculator. Display #{disp} starts at 0. Buttons: digits #{p}-0 … #{p}-9, #{p}-dot (.), "
-               f"#{p}-plus (+), #{p}-{opword} ({opsym}), #{p}-equals (=) and #{p}-clear (C). Operators apply "
-               "left to right as they are entered (2 + 3 + 4 = gives 9); results show without trailing zeros"
-               + ("; dividing by zero shows 'Error'" if opjs == "/" else "") + ".")
-    return task(f"calc-{i + 1:02d}", "calculator", request, rubric, gold, [broken[i % 3]] if i < 3 else broken,
-                difficulty="medium", split="test" if i == 4 else "train")
+    request = (
+        f"A calculator. Display #{disp} starts at 0. Buttons: digits #{p}-0 … #{p}-9, #{p}-dot (.), "
+        f"#{p}-plus (+), #{p}-{opword} ({opsym}), #{p}-equals (=) and #{p}-clear (C). Operators apply "
+        "left to right as they are entered (2 + 3 + 4 = gives 9); results show without trailing zeros"
+        + ("; dividing by zero shows 'Error'" if opjs == "/" else "")
+        + "."
+    )
+    return task(
+        f"calc-{i + 1:02d}",
+        "calculator",
+        request,
+        rubric,
+        gold,
+        [broken[i % 3]] if i < 3 else broken,
+        difficulty="medium",
+        split="test" if i == 4 else "train",
+    )
 
 
 CONVERTER_VARIANTS = [
     # title, units {code: factor to base or special}, from, to, value, expected, second to, expected2
     ("Length", {"km": 1000.0, "mi": 1609.344, "m": 1.0, "ft": 0.3048}, "km", "mi", "10", "6.21", "m", "10000.00"),
-    ("Weight", {"kg": 1.0, "lb": 0.45359237, "oz": 0.028349523125, "g": 0.001}, "kg", "lb", "3", "6.61", "oz", "105.82"),
-    ("Volume", {"L": 1.0, "gal": 3.785411784, "mL": 0.001, "cup": 0.2365882365}, "gal", "L", "2", "7.57", "mL", "7570.82"),
+    (
+        "Weight",
+        {"kg": 1.0, "lb": 0.45359237, "oz": 0.028349523125, "g": 0.001},
+        "kg",
+        "lb",
+        "3",
+        "6.61",
+        "oz",
+        "105.82",
+    ),
+    (
+        "Volume",
+        {"L": 1.0, "gal": 3.785411784, "mL": 0.001, "cup": 0.2365882365},
+        "gal",
+        "L",
+        "2",
+        "7.57",
+        "mL",
+        "7570.82",
+    ),
     ("Speed", {"kmh": 1 / 3.6, "mph": 0.44704, "ms": 1.0, "kn": 0.514444}, "mph", "kmh", "60", "96.56", "ms", "26.82"),
-    ("Area", {"m2": 1.0, "ft2": 0.09290304, "ha": 10000.0, "acre": 4046.8564224}, "ha", "acre", "5", "12.36", "m2", "50000.00"),
+    (
+        "Area",
+        {"m2": 1.0, "ft2": 0.09290304, "ha": 10000.0, "acre": 4046.8564224},
+        "ha",
+        "acre",
+        "5",
+        "12.36",
+        "m2",
+        "50000.00",
+    ),
 ]
 
 CONVERTER_HTML = """<!doctype html>
@@ -301,36 +440,74 @@ def converter(i: int) -> dict[str, Any]:
     gold = fill(CONVERTER_HTML, title=title, options=options, factors=json.dumps(factors), src=src, dst=dst)
     back = f"{float(value) * factors[dst] / factors[src]:.2f}"
     rubric = [
-        item("convert", f"Typing {value} with {src} → {dst} shows {expected} in #result (2 decimals), no button needed.",
-             {"fill": "#amount", "value": value}, {"expect": "text", "sel": "#result", "equals": expected}),
-        item("unit_change", f"Changing #to-unit to {dst2} updates the result to {expected2}.",
-             {"fill": "#amount", "value": value}, {"select": "#to-unit", "value": dst2},
-             {"expect": "text", "sel": "#result", "equals": expected2}),
-        item("swap", "#swap exchanges the two units and converts again.",
-             {"fill": "#amount", "value": value}, {"click": "#swap"},
-             {"expect": "value", "sel": "#from-unit", "equals": dst},
-             {"expect": "value", "sel": "#to-unit", "equals": src}),
-        item("swap_result", "After a swap the result is the conversion in the new direction.",
-             {"fill": "#amount", "value": value}, {"expect": "text", "sel": "#result", "equals": expected},
-             {"click": "#swap"}, {"expect": "text", "sel": "#result", "equals": back}),
-        item("invalid", "Text that is not a number shows 'Enter a number'.",
-             {"fill": "#amount", "value": "abc"}, {"expect": "text", "sel": "#result", "equals": "Enter a number"}),
+        item(
+            "convert",
+            f"Typing {value} with {src} → {dst} shows {expected} in #result (2 decimals), no button needed.",
+            {"fill": "#amount", "value": value},
+            {"expect": "text", "sel": "#result", "equals": expected},
+        ),
+        item(
+            "unit_change",
+            f"Changing #to-unit to {dst2} updates the result to {expected2}.",
+            {"fill": "#amount", "value": value},
+            {"select": "#to-unit", "value": dst2},
+            {"expect": "text", "sel": "#result", "equals": expected2},
+        ),
+        item(
+            "swap",
+            "#swap exchanges the two units and converts again.",
+            {"fill": "#amount", "value": value},
+            {"click": "#swap"},
+            {"expect": "value", "sel": "#from-unit", "equals": dst},
+            {"expect": "value", "sel": "#to-unit", "equals": src},
+        ),
+        item(
+            "swap_result",
+            "After a swap the result is the conversion in the new direction.",
+            {"fill": "#amount", "value": value},
+            {"expect": "text", "sel": "#result", "equals": expected},
+            {"click": "#swap"},
+            {"expect": "text", "sel": "#result", "equals": back},
+        ),
+        item(
+            "invalid",
+            "Text that is not a number shows 'Enter a number'.",
+            {"fill": "#amount", "value": "abc"},
+            {"expect": "text", "sel": "#result", "equals": "Enter a number"},
+        ),
     ]
     broken = [
-        breaking(gold, "one-decimal", ["convert", "unit_change", "swap_result"],
-                 (".toFixed(2)", ".toFixed(1)")),
-        breaking(gold, "swap-without-convert", ["swap_result"],
-                 ("  $(\"to-unit\").value = a;\n  convert();\n", "  $(\"to-unit\").value = a;\n")),
-        breaking(gold, "nan-shown", ["invalid"],
-                 ('if (!Number.isFinite(x)) { $("result").textContent = "Enter a number"; return; }', "")),
+        breaking(gold, "one-decimal", ["convert", "unit_change", "swap_result"], (".toFixed(2)", ".toFixed(1)")),
+        breaking(
+            gold,
+            "swap-without-convert",
+            ["swap_result"],
+            ('  $("to-unit").value = a;\n  convert();\n', '  $("to-unit").value = a;\n'),
+        ),
+        breaking(
+            gold,
+            "nan-shown",
+            ["invalid"],
+            ('if (!Number.isFinite(x)) { $("result").textContent = "Enter a number"; return; }', ""),
+        ),
     ]
     units = ", ".join(factors)
-    request = (f"A {title.lower()} unit converter: input #amount, selects #from-unit and #to-unit (option values: "
-               f"{units}; initially {src} → {dst}), a #swap button that exchanges the units, and #result showing the "
-               "converted amount with exactly 2 decimals, updated as the user types or changes a unit. Anything "
-               "that is not a number shows 'Enter a number'.")
-    return task(f"convert-{i + 1:02d}", "converter", request, rubric, gold, [broken[i % 3]] if i < 3 else broken,
-                difficulty="easy", split="test" if i == 4 else "train")
+    request = (
+        f"A {title.lower()} unit converter: input #amount, selects #from-unit and #to-unit (option values: "
+        f"{units}; initially {src} → {dst}), a #swap button that exchanges the units, and #result showing the "
+        "converted amount with exactly 2 decimals, updated as the user types or changes a unit. Anything "
+        "that is not a number shows 'Enter a number'."
+    )
+    return task(
+        f"convert-{i + 1:02d}",
+        "converter",
+        request,
+        rubric,
+        gold,
+        [broken[i % 3]] if i < 3 else broken,
+        difficulty="easy",
+        split="test" if i == 4 else "train",
+    )
 
 
 COUNTER_VARIANTS = [
@@ -389,42 +566,88 @@ def counter(i: int) -> dict[str, Any]:
     big = steps[1]
     clicks_to_max = -(-(hi - start) // big) + 1
     rubric = [
-        item("inc", "#inc adds the step (1 by default) to #count.",
-             {"click": "#inc"}, {"expect": "text", "sel": "#count", "equals": str(start + 1)}),
-        item("step", f"Choosing step {big} in #step makes #inc add {big}.",
-             {"select": "#step", "value": str(big)}, {"click": "#inc"},
-             {"expect": "text", "sel": "#count", "equals": str(min(hi, start + big))}),
-        item("max", f"#count never goes above {hi}; #limit-msg says 'Maximum reached' and #inc is disabled there.",
-             {"select": "#step", "value": str(big)}, *[{"click": "#inc"} for _ in range(clicks_to_max - 1)],
-             {"expect": "text", "sel": "#count", "equals": str(hi)},
-             {"expect": "text", "sel": "#limit-msg", "equals": "Maximum reached"},
-             {"expect": "attr", "sel": "#inc", "name": "disabled", "equals": ""}),
-        item("min", f"#count never goes below {lo}; #dec is disabled at the minimum.",
-             {"click": "#inc"}, {"expect": "text", "sel": "#count", "equals": str(start + 1)},
-             *[{"click": "#dec"} for _ in range(start - lo + 1)],
-             {"expect": "text", "sel": "#count", "equals": str(lo)},
-             {"expect": "attr", "sel": "#dec", "name": "disabled", "equals": ""}),
-        item("reset", f"#reset brings #count back to {start}.",
-             {"click": "#inc"}, {"click": "#inc"}, {"expect": "text", "sel": "#count", "equals": str(start + 2)},
-             {"click": "#reset"}, {"expect": "text", "sel": "#count", "equals": str(start)}),
+        item(
+            "inc",
+            "#inc adds the step (1 by default) to #count.",
+            {"click": "#inc"},
+            {"expect": "text", "sel": "#count", "equals": str(start + 1)},
+        ),
+        item(
+            "step",
+            f"Choosing step {big} in #step makes #inc add {big}.",
+            {"select": "#step", "value": str(big)},
+            {"click": "#inc"},
+            {"expect": "text", "sel": "#count", "equals": str(min(hi, start + big))},
+        ),
+        item(
+            "max",
+            f"#count never goes above {hi}; #limit-msg says 'Maximum reached' and #inc is disabled there.",
+            {"select": "#step", "value": str(big)},
+            *[{"click": "#inc"} for _ in range(clicks_to_max - 1)],
+            {"expect": "text", "sel": "#count", "equals": str(hi)},
+            {"expect": "text", "sel": "#limit-msg", "equals": "Maximum reached"},
+            {"expect": "attr", "sel": "#inc", "name": "disabled", "equals": ""},
+        ),
+        item(
+            "min",
+            f"#count never goes below {lo}; #dec is disabled at the minimum.",
+            {"click": "#inc"},
+            {"expect": "text", "sel": "#count", "equals": str(start + 1)},
+            *[{"click": "#dec"} for _ in range(start - lo + 1)],
+            {"expect": "text", "sel": "#count", "equals": str(lo)},
+            {"expect": "attr", "sel": "#dec", "name": "disabled", "equals": ""},
+        ),
+        item(
+            "reset",
+            f"#reset brings #count back to {start}.",
+            {"click": "#inc"},
+            {"click": "#inc"},
+            {"expect": "text", "sel": "#count", "equals": str(start + 2)},
+            {"click": "#reset"},
+            {"expect": "text", "sel": "#count", "equals": str(start)},
+        ),
     ]
     broken = [
-        breaking(gold, "step-ignored", ["step", "max"],
-                 ('const step = Number(document.getElementById("step").value);', "const step = 1;")),
-        breaking(gold, "no-upper-clamp", ["max"],
-                 ("value = Math.min(MAX, Math.max(MIN, value + sign * step));",
-                  "value = Math.max(MIN, value + sign * step);"),
-                 ('document.getElementById("inc").disabled = value >= MAX;', "")),
-        breaking(gold, "reset-to-zero", ["reset"] if start != 0 else [],
-                 ("() => { value = START; render(); }", "() => { value = 0; render(); }")),
+        breaking(
+            gold,
+            "step-ignored",
+            ["step", "max"],
+            ('const step = Number(document.getElementById("step").value);', "const step = 1;"),
+        ),
+        breaking(
+            gold,
+            "no-upper-clamp",
+            ["max"],
+            (
+                "value = Math.min(MAX, Math.max(MIN, value + sign * step));",
+                "value = Math.max(MIN, value + sign * step);",
+            ),
+            ('document.getElementById("inc").disabled = value >= MAX;', ""),
+        ),
+        breaking(
+            gold,
+            "reset-to-zero",
+            ["reset"] if start != 0 else [],
+            ("() => { value = START; render(); }", "() => { value = 0; render(); }"),
+        ),
     ]
     broken = [b for b in broken if b["breaks"]]
-    request = (f"A '{label}' counter: #count starts at {start}; #inc and #dec add/subtract the step chosen in "
-               f"<select id=\"step\"> (options {', '.join(map(str, steps))}); the value stays within {lo}..{hi} "
-               f"and the button that would leave the range is disabled; #limit-msg says 'Maximum reached' or "
-               f"'Minimum reached' at a limit (empty otherwise); #reset returns to {start}.")
-    return task(f"counter-{i + 1:02d}", "counter", request, rubric, gold, [broken[i % len(broken)]] if i < 3 else broken,
-                difficulty="easy", split="test" if i == 4 else "train")
+    request = (
+        f"A '{label}' counter: #count starts at {start}; #inc and #dec add/subtract the step chosen in "
+        f'<select id="step"> (options {", ".join(map(str, steps))}); the value stays within {lo}..{hi} '
+        f"and the button that would leave the range is disabled; #limit-msg says 'Maximum reached' or "
+        f"'Minimum reached' at a limit (empty otherwise); #reset returns to {start}."
+    )
+    return task(
+        f"counter-{i + 1:02d}",
+        "counter",
+        request,
+        rubric,
+        gold,
+        [broken[i % len(broken)]] if i < 3 else broken,
+        difficulty="easy",
+        split="test" if i == 4 else "train",
+    )
 
 
 FAMILIES = [signup, calculator, converter, counter]

@@ -84,62 +84,153 @@ def todo(i: int) -> dict[str, Any]:
     gold = fill(TODO_HTML, noun=noun, inp=inp, add=add, lst=lst, count=count, key=key, label=label)
     a, b = ("Buy milk", "Call mom") if i % 2 == 0 else ("Read chapter 3", "Water plants")
     rubric = [
-        item("add", f"Typing a {noun} in #{inp} and clicking #{add} shows it in the list #{lst}.",
-             {"fill": f"#{inp}", "value": a}, {"click": f"#{add}"},
-             {"expect": "text", "sel": f"#{lst} li .label", "equals": a}),
-        item("enter", f"Pressing Enter in #{inp} also adds the {noun}.",
-             {"fill": f"#{inp}", "value": b}, {"press": "Enter", "on": f"#{inp}"},
-             {"expect": "count", "sel": f"#{lst} li", "equals": 1}),
-        item("empty", f"An empty or blank {noun} is not added.",
-             {"fill": f"#{inp}", "value": "   "}, {"click": f"#{add}"},
-             {"fill": f"#{inp}", "value": a}, {"click": f"#{add}"},
-             {"expect": "count", "sel": f"#{lst} li", "equals": 1}),
-        item("delete", f"Each {noun} has a button with class 'delete' that removes that {noun} only.",
-             {"fill": f"#{inp}", "value": a}, {"click": f"#{add}"},
-             {"fill": f"#{inp}", "value": b}, {"click": f"#{add}"},
-             {"click": f"#{lst} li:first-child .delete"},
-             {"expect": "texts", "sel": f"#{lst} li .label", "equals": [b]}),
-        item("count", f"#{count} shows how many {noun}s are in the list.",
-             {"fill": f"#{inp}", "value": a}, {"click": f"#{add}"},
-             {"fill": f"#{inp}", "value": b}, {"click": f"#{add}"},
-             {"expect": "text", "sel": f"#{count}", "equals": "2"}),
-        item("persist", f"The {noun}s survive a page reload (localStorage).",
-             {"fill": f"#{inp}", "value": b}, {"click": f"#{add}"},
-             {"reload": True},
-             {"expect": "text", "sel": f"#{lst} li .label", "equals": b}),
+        item(
+            "add",
+            f"Typing a {noun} in #{inp} and clicking #{add} shows it in the list #{lst}.",
+            {"fill": f"#{inp}", "value": a},
+            {"click": f"#{add}"},
+            {"expect": "text", "sel": f"#{lst} li .label", "equals": a},
+        ),
+        item(
+            "enter",
+            f"Pressing Enter in #{inp} also adds the {noun}.",
+            {"fill": f"#{inp}", "value": b},
+            {"press": "Enter", "on": f"#{inp}"},
+            {"expect": "count", "sel": f"#{lst} li", "equals": 1},
+        ),
+        item(
+            "empty",
+            f"An empty or blank {noun} is not added.",
+            {"fill": f"#{inp}", "value": "   "},
+            {"click": f"#{add}"},
+            {"fill": f"#{inp}", "value": a},
+            {"click": f"#{add}"},
+            {"expect": "count", "sel": f"#{lst} li", "equals": 1},
+        ),
+        item(
+            "delete",
+            f"Each {noun} has a button with class 'delete' that removes that {noun} only.",
+            {"fill": f"#{inp}", "value": a},
+            {"click": f"#{add}"},
+            {"fill": f"#{inp}", "value": b},
+            {"click": f"#{add}"},
+            {"click": f"#{lst} li:first-child .delete"},
+            {"expect": "texts", "sel": f"#{lst} li .label", "equals": [b]},
+        ),
+        item(
+            "count",
+            f"#{count} shows how many {noun}s are in the list.",
+            {"fill": f"#{inp}", "value": a},
+            {"click": f"#{add}"},
+            {"fill": f"#{inp}", "value": b},
+            {"click": f"#{add}"},
+            {"expect": "text", "sel": f"#{count}", "equals": "2"},
+        ),
+        item(
+            "persist",
+            f"The {noun}s survive a page reload (localStorage).",
+            {"fill": f"#{inp}", "value": b},
+            {"click": f"#{add}"},
+            {"reload": True},
+            {"expect": "text", "sel": f"#{lst} li .label", "equals": b},
+        ),
     ]
     broken = [
-        breaking(gold, "no-persistence", ["persist"],
-                 (f'let entries = JSON.parse(localStorage.getItem(KEY) || "[]");', "let entries = [];")),
-        breaking(gold, "adds-blank-and-wrong-delete", ["empty", "delete"],
-                 ("  if (!text) return;\n", ""),
-                 ("removeEntry(i));", "removeEntry(entries.length - 1));")),
-        breaking(gold, "stale-count", ["count"],
-                 (f'document.getElementById("{count}").textContent = String(entries.length);',
-                  f'document.getElementById("{count}").textContent = String(Math.min(entries.length, 1));')),
+        breaking(
+            gold,
+            "no-persistence",
+            ["persist"],
+            ('let entries = JSON.parse(localStorage.getItem(KEY) || "[]");', "let entries = [];"),
+        ),
+        breaking(
+            gold,
+            "adds-blank-and-wrong-delete",
+            ["empty", "delete"],
+            ("  if (!text) return;\n", ""),
+            ("removeEntry(i));", "removeEntry(entries.length - 1));"),
+        ),
+        breaking(
+            gold,
+            "stale-count",
+            ["count"],
+            (
+                f'document.getElementById("{count}").textContent = String(entries.length);',
+                f'document.getElementById("{count}").textContent = String(Math.min(entries.length, 1));',
+            ),
+        ),
     ]
-    request = (f"A small list of {noun}s. An input #{inp} and a button #{add} labelled '{label}' add a {noun}; "
-               f"each {noun} is an <li> in <ul id=\"{lst}\"> holding a <span class=\"label\"> with its text and a "
-               f"'Delete' button with class 'delete'. #{count} shows the number of {noun}s. The list is kept in "
-               f"localStorage so it survives a reload.")
-    return task(f"todo-{i + 1:02d}", "todo", request, rubric, gold, [broken[i % 3]] if i < 3 else broken,
-                difficulty="easy" if i < 3 else "medium", split="test" if i == 5 else "train")
-
+    request = (
+        f"A small list of {noun}s. An input #{inp} and a button #{add} labelled '{label}' add a {noun}; "
+        f'each {noun} is an <li> in <ul id="{lst}"> holding a <span class="label"> with its text and a '
+        f"'Delete' button with class 'delete'. #{count} shows the number of {noun}s. The list is kept in "
+        f"localStorage so it survives a reload."
+    )
+    return task(
+        f"todo-{i + 1:02d}",
+        "todo",
+        request,
+        rubric,
+        gold,
+        [broken[i % 3]] if i < 3 else broken,
+        difficulty="easy" if i < 3 else "medium",
+        split="test" if i == 5 else "train",
+    )
 
 
 TABLE_VARIANTS = [
     # title, table id, name header, number header, number key, rows (name, number), filter query
-    ("Planets", "planets", "Planet", "Moons", "moons",
-     [("Mars", 2), ("Jupiter", 95), ("Earth", 1), ("Neptune", 16), ("Saturn", 146), ("Uranus", 28)], "UR"),
-    ("Cities", "cities", "City", "Population (k)", "pop",
-     [("Oslo", 709), ("Lima", 10719), ("Bern", 134), ("Cairo", 9540), ("Quito", 2800), ("Accra", 2388)], "O"),
-    ("Mountains", "peaks", "Mountain", "Height (m)", "height",
-     [("Kilimanjaro", 5895), ("Elbrus", 5642), ("Denali", 6190), ("Vinson", 4892), ("Aconcagua", 6961),
-      ("Kosciuszko", 2228)], "KO"),
-    ("Rivers", "rivers", "River", "Length (km)", "length",
-     [("Rhine", 1233), ("Nile", 6650), ("Thames", 346), ("Danube", 2850), ("Amazon", 6400), ("Seine", 777)], "NE"),
-    ("Fruit stock", "stock", "Fruit", "Quantity", "qty",
-     [("Pear", 40), ("Apple", 120), ("Mango", 7), ("Banana", 65), ("Kiwi", 300), ("Cherry", 9)], "AN"),
+    (
+        "Planets",
+        "planets",
+        "Planet",
+        "Moons",
+        "moons",
+        [("Mars", 2), ("Jupiter", 95), ("Earth", 1), ("Neptune", 16), ("Saturn", 146), ("Uranus", 28)],
+        "UR",
+    ),
+    (
+        "Cities",
+        "cities",
+        "City",
+        "Population (k)",
+        "pop",
+        [("Oslo", 709), ("Lima", 10719), ("Bern", 134), ("Cairo", 9540), ("Quito", 2800), ("Accra", 2388)],
+        "O",
+    ),
+    (
+        "Mountains",
+        "peaks",
+        "Mountain",
+        "Height (m)",
+        "height",
+        [
+            ("Kilimanjaro", 5895),
+            ("Elbrus", 5642),
+            ("Denali", 6190),
+            ("Vinson", 4892),
+            ("Aconcagua", 6961),
+            ("Kosciuszko", 2228),
+        ],
+        "KO",
+    ),
+    (
+        "Rivers",
+        "rivers",
+        "River",
+        "Length (km)",
+        "length",
+        [("Rhine", 1233), ("Nile", 6650), ("Thames", 346), ("Danube", 2850), ("Amazon", 6400), ("Seine", 777)],
+        "NE",
+    ),
+    (
+        "Fruit stock",
+        "stock",
+        "Fruit",
+        "Quantity",
+        "qty",
+        [("Pear", 40), ("Apple", 120), ("Mango", 7), ("Banana", 65), ("Kiwi", 300), ("Cherry", 9)],
+        "AN",
+    ),
 ]
 
 TABLE_HTML = """<!doctype html>
@@ -212,37 +303,79 @@ def table(i: int) -> dict[str, Any]:
     by_name = sorted(n for n, _ in data)
     matching = [n for n, _ in data if query.lower() in n.lower()]
     rubric = [
-        item("sort_asc", f"Clicking the '{hnum}' header (#sort-{nkey}) sorts rows by that number, smallest first.",
-             {"click": f"#sort-{nkey}"}, {"expect": "texts", "sel": names_col, "equals": by_num}),
-        item("sort_desc", f"Clicking #sort-{nkey} a second time sorts largest first.",
-             {"click": f"#sort-{nkey}"}, {"click": f"#sort-{nkey}"},
-             {"expect": "texts", "sel": names_col, "equals": by_num[::-1]}),
-        item("sort_name", f"Clicking the '{hname}' header (#sort-name) sorts rows alphabetically.",
-             {"click": "#sort-name"}, {"expect": "texts", "sel": names_col, "equals": by_name}),
-        item("filter", "Typing in #filter shows only rows whose name contains the text, ignoring case.",
-             {"fill": "#filter", "value": query},
-             {"expect": "texts", "sel": f"#{tid} tbody tr:visible td:first-child", "equals": matching}),
-        item("count", "#row-count says 'Showing N of M' for the rows shown.",
-             {"fill": "#filter", "value": query},
-             {"expect": "text", "sel": "#row-count", "equals": f"Showing {len(matching)} of {len(data)}"}),
+        item(
+            "sort_asc",
+            f"Clicking the '{hnum}' header (#sort-{nkey}) sorts rows by that number, smallest first.",
+            {"click": f"#sort-{nkey}"},
+            {"expect": "texts", "sel": names_col, "equals": by_num},
+        ),
+        item(
+            "sort_desc",
+            f"Clicking #sort-{nkey} a second time sorts largest first.",
+            {"click": f"#sort-{nkey}"},
+            {"click": f"#sort-{nkey}"},
+            {"expect": "texts", "sel": names_col, "equals": by_num[::-1]},
+        ),
+        item(
+            "sort_name",
+            f"Clicking the '{hname}' header (#sort-name) sorts rows alphabetically.",
+            {"click": "#sort-name"},
+            {"expect": "texts", "sel": names_col, "equals": by_name},
+        ),
+        item(
+            "filter",
+            "Typing in #filter shows only rows whose name contains the text, ignoring case.",
+            {"fill": "#filter", "value": query},
+            {"expect": "texts", "sel": f"#{tid} tbody tr:visible td:first-child", "equals": matching},
+        ),
+        item(
+            "count",
+            "#row-count says 'Showing N of M' for the rows shown.",
+            {"fill": "#filter", "value": query},
+            {"expect": "text", "sel": "#row-count", "equals": f"Showing {len(matching)} of {len(data)}"},
+        ),
     ]
     broken = [
-        breaking(gold, "never-descending", ["sort_desc"],
-                 ("if (sortKey === key) { ascending = !ascending; }", "if (sortKey === key) { ascending = true; }")),
-        breaking(gold, "case-sensitive-filter", ["filter", "count"],
-                 ("const q = query.toLowerCase();", "const q = query;"),
-                 ("r.name.toLowerCase().includes(q)", "r.name.includes(q)")),
-        breaking(gold, "text-sort-of-numbers", ["sort_asc", "sort_desc"],
-                 ('const c = typeof x === "number" ? x - y : x.localeCompare(y);',
-                  "const c = String(x).localeCompare(String(y));")),
+        breaking(
+            gold,
+            "never-descending",
+            ["sort_desc"],
+            ("if (sortKey === key) { ascending = !ascending; }", "if (sortKey === key) { ascending = true; }"),
+        ),
+        breaking(
+            gold,
+            "case-sensitive-filter",
+            ["filter", "count"],
+            ("const q = query.toLowerCase();", "const q = query;"),
+            ("r.name.toLowerCase().includes(q)", "r.name.includes(q)"),
+        ),
+        breaking(
+            gold,
+            "text-sort-of-numbers",
+            ["sort_asc", "sort_desc"],
+            (
+                'const c = typeof x === "number" ? x - y : x.localeCompare(y);',
+                "const c = String(x).localeCompare(String(y));",
+            ),
+        ),
     ]
-    request = (f"A table of {title.lower()} (<table id=\"{tid}\">, names in the first column, '{hnum}' in the second) "
-               f"with clickable headers #sort-name and #sort-{nkey}: the first click sorts ascending, the next click "
-               f"on the same header toggles the direction. An input #filter keeps only rows whose name contains the "
-               f"typed text (case-insensitive), and #row-count reads 'Showing N of M'. Initially rows are in "
-               f"this order: {', '.join(n for n, _ in data)}.")
-    return task(f"table-{i + 1:02d}", "table", request, rubric, gold, broken if i % 2 else [broken[(i // 2) % 3]],
-                difficulty="medium", split="test" if i == 4 else "train")
+    request = (
+        f"A table of {title.lower()} (<table id=\"{tid}\">, names in the first column, '{hnum}' in the second) "
+        f"with clickable headers #sort-name and #sort-{nkey}: the first click sorts ascending, the next click "
+        f"on the same header toggles the direction. An input #filter keeps only rows whose name contains the "
+        f"typed text (case-insensitive), and #row-count reads 'Showing N of M'. Initially rows are in "
+        f"this order: {', '.join(n for n, _ in data)}."
+    )
+    return task(
+        f"table-{i + 1:02d}",
+        "table",
+        request,
+        rubric,
+        gold,
+        broken if i % 2 else [broken[(i // 2) % 3]],
+        difficulty="medium",
+        split="test" if i == 4 else "train",
+    )
 
 
 REORDER_VARIANTS = [
@@ -307,38 +440,80 @@ def reorder(i: int) -> dict[str, Any]:
     a, b, c, d = names
     sel = f"#{lid} li .name"
     rubric = [
-        item("drag_down", "Dragging the first item onto the third moves it to third place.",
-             {"drag": f"#{lid} li:nth-child(1)", "to": f"#{lid} li:nth-child(3)"},
-             {"expect": "texts", "sel": sel, "equals": [b, c, a, d]}),
-        item("drag_up", "Dragging the last item onto the first moves it to the top.",
-             {"drag": f"#{lid} li:nth-child(4)", "to": f"#{lid} li:nth-child(1)"},
-             {"expect": "texts", "sel": sel, "equals": [d, a, b, c]}),
-        item("summary", "#order lists the items in their current order, comma-separated.",
-             {"drag": f"#{lid} li:nth-child(1)", "to": f"#{lid} li:nth-child(3)"},
-             {"expect": "text", "sel": "#order", "equals": ", ".join([b, c, a, d])}),
-        item("up_button", "Each item's 'Up' button (class 'up') moves it one place up.",
-             {"click": f"#{lid} li:nth-child(3) .up"},
-             {"expect": "texts", "sel": sel, "equals": [a, c, b, d]}),
-        item("persist", "The order survives a page reload.",
-             {"click": f"#{lid} li:nth-child(2) .up"}, {"reload": True},
-             {"expect": "texts", "sel": sel, "equals": [b, a, c, d]}),
+        item(
+            "drag_down",
+            "Dragging the first item onto the third moves it to third place.",
+            {"drag": f"#{lid} li:nth-child(1)", "to": f"#{lid} li:nth-child(3)"},
+            {"expect": "texts", "sel": sel, "equals": [b, c, a, d]},
+        ),
+        item(
+            "drag_up",
+            "Dragging the last item onto the first moves it to the top.",
+            {"drag": f"#{lid} li:nth-child(4)", "to": f"#{lid} li:nth-child(1)"},
+            {"expect": "texts", "sel": sel, "equals": [d, a, b, c]},
+        ),
+        item(
+            "summary",
+            "#order lists the items in their current order, comma-separated.",
+            {"drag": f"#{lid} li:nth-child(1)", "to": f"#{lid} li:nth-child(3)"},
+            {"expect": "text", "sel": "#order", "equals": ", ".join([b, c, a, d])},
+        ),
+        item(
+            "up_button",
+            "Each item's 'Up' button (class 'up') moves it one place up.",
+            {"click": f"#{lid} li:nth-child(3) .up"},
+            {"expect": "texts", "sel": sel, "equals": [a, c, b, d]},
+        ),
+        item(
+            "persist",
+            "The order survives a page reload.",
+            {"click": f"#{lid} li:nth-child(2) .up"},
+            {"reload": True},
+            {"expect": "texts", "sel": sel, "equals": [b, a, c, d]},
+        ),
     ]
     broken = [
-        breaking(gold, "stale-summary", ["summary"],
-                 ('document.getElementById("order").textContent = items.join(", ");',
-                  f'document.getElementById("order").textContent = {json.dumps(", ".join(names))};')),
-        breaking(gold, "up-moves-down", ["up_button", "persist"],
-                 ("if (i > 0) move(i, i - 1);", "if (i < items.length - 1) move(i, i + 1);")),
-        breaking(gold, "no-drop", ["drag_down", "drag_up", "summary"],
-                 ("li.addEventListener(\"dragover\", (e) => { e.preventDefault(); li.classList.add(\"over\"); });",
-                  "li.addEventListener(\"dragover\", () => { li.classList.add(\"over\"); });")),
+        breaking(
+            gold,
+            "stale-summary",
+            ["summary"],
+            (
+                'document.getElementById("order").textContent = items.join(", ");',
+                f'document.getElementById("order").textContent = {json.dumps(", ".join(names))};',
+            ),
+        ),
+        breaking(
+            gold,
+            "up-moves-down",
+            ["up_button", "persist"],
+            ("if (i > 0) move(i, i - 1);", "if (i < items.length - 1) move(i, i + 1);"),
+        ),
+        breaking(
+            gold,
+            "no-drop",
+            ["drag_down", "drag_up", "summary"],
+            (
+                'li.addEventListener("dragover", (e) => { e.preventDefault(); li.classList.add("over"); });',
+                'li.addEventListener("dragover", () => { li.classList.add("over"); });',
+            ),
+        ),
     ]
-    request = (f"A reorderable list '{title}': <ol id=\"{lid}\"> with one draggable <li> per item "
-               f"({', '.join(names)}), each holding <span class=\"name\"> and an 'Up' button (class 'up'). "
-               f"Dropping an item onto another moves it to that item's place. #order shows the current order "
-               f"comma-separated, and the order is saved in localStorage.")
-    return task(f"reorder-{i + 1:02d}", "reorder", request, rubric, gold, [broken[i % 3]] if i < 3 else broken,
-                difficulty="medium" if i < 3 else "hard", split="test" if i == 4 else "train")
+    request = (
+        f"A reorderable list '{title}': <ol id=\"{lid}\"> with one draggable <li> per item "
+        f"({', '.join(names)}), each holding <span class=\"name\"> and an 'Up' button (class 'up'). "
+        f"Dropping an item onto another moves it to that item's place. #order shows the current order "
+        f"comma-separated, and the order is saved in localStorage."
+    )
+    return task(
+        f"reorder-{i + 1:02d}",
+        "reorder",
+        request,
+        rubric,
+        gold,
+        [broken[i % 3]] if i < 3 else broken,
+        difficulty="medium" if i < 3 else "hard",
+        split="test" if i == 4 else "train",
+    )
 
 
 FAMILIES = [todo, table, reorder]

@@ -47,33 +47,75 @@ def rating(i: int) -> dict[str, Any]:
     gold = fill(RATING_JSX, title=title, n=n)
     star = lambda k: f"#stars .star:nth-child({k})"  # noqa: E731
     rubric = [
-        item("rate", f"Clicking the third star shows '3 / {n}' in #rating.",
-             {"click": star(3)}, {"expect": "text", "sel": "#rating", "equals": f"3 / {n}"}),
-        item("filled", "Stars up to the chosen one have the class 'filled', later ones do not.",
-             {"click": star(4)}, {"expect": "class", "sel": star(1), "has": "filled"},
-             {"expect": "class", "sel": star(4), "has": "filled"}, {"expect": "class", "sel": star(5), "lacks": "filled"}),
-        item("change", "Clicking another star changes the rating.",
-             {"click": star(5)}, {"click": star(2)}, {"expect": "text", "sel": "#rating", "equals": f"2 / {n}"}),
-        item("clear", "#clear-rating goes back to 'Not rated'.",
-             {"click": star(2)}, {"expect": "text", "sel": "#rating", "equals": f"2 / {n}"},
-             {"click": "#clear-rating"}, {"expect": "text", "sel": "#rating", "equals": "Not rated"}),
-        item("hover", "Hovering a star previews it (stars up to it get 'filled') without rating.",
-             {"hover": star(4)}, {"expect": "class", "sel": star(3), "has": "filled"},
-             {"expect": "text", "sel": "#rating", "equals": "Not rated"}),
+        item(
+            "rate",
+            f"Clicking the third star shows '3 / {n}' in #rating.",
+            {"click": star(3)},
+            {"expect": "text", "sel": "#rating", "equals": f"3 / {n}"},
+        ),
+        item(
+            "filled",
+            "Stars up to the chosen one have the class 'filled', later ones do not.",
+            {"click": star(4)},
+            {"expect": "class", "sel": star(1), "has": "filled"},
+            {"expect": "class", "sel": star(4), "has": "filled"},
+            {"expect": "class", "sel": star(5), "lacks": "filled"},
+        ),
+        item(
+            "change",
+            "Clicking another star changes the rating.",
+            {"click": star(5)},
+            {"click": star(2)},
+            {"expect": "text", "sel": "#rating", "equals": f"2 / {n}"},
+        ),
+        item(
+            "clear",
+            "#clear-rating goes back to 'Not rated'.",
+            {"click": star(2)},
+            {"expect": "text", "sel": "#rating", "equals": f"2 / {n}"},
+            {"click": "#clear-rating"},
+            {"expect": "text", "sel": "#rating", "equals": "Not rated"},
+        ),
+        item(
+            "hover",
+            "Hovering a star previews it (stars up to it get 'filled') without rating.",
+            {"hover": star(4)},
+            {"expect": "class", "sel": star(3), "has": "filled"},
+            {"expect": "text", "sel": "#rating", "equals": "Not rated"},
+        ),
     ]
     broken = [
-        breaking(gold, "clear-does-nothing", ["clear"],
-                 ('<button id="clear-rating" onClick={() => setRating(0)}>', '<button id="clear-rating">')),
-        breaking(gold, "only-one-filled", ["filled", "hover"],
-                 ('s <= shown ? "star filled" : "star"', 's === shown ? "star filled" : "star"')),
+        breaking(
+            gold,
+            "clear-does-nothing",
+            ["clear"],
+            ('<button id="clear-rating" onClick={() => setRating(0)}>', '<button id="clear-rating">'),
+        ),
+        breaking(
+            gold,
+            "only-one-filled",
+            ["filled", "hover"],
+            ('s <= shown ? "star filled" : "star"', 's === shown ? "star filled" : "star"'),
+        ),
         breaking(gold, "no-preview", ["hover"], ("const shown = hover || rating;", "const shown = rating;")),
     ]
-    request = (f"A React star-rating widget titled '{title}': {n} buttons with class 'star' inside #stars. Clicking "
-               f"star k rates k: #rating shows 'k / {n}' ('Not rated' before). Stars 1..k have the extra class "
-               "'filled'; hovering a star previews the same way without changing the rating. #clear-rating resets "
-               "to 'Not rated'.")
-    return task(f"react-rating-{i + 1:02d}", "react-rating", request, rubric, gold, [broken[i % 3]],
-                difficulty="easy", kind="react", split="test" if i == 2 else "train")
+    request = (
+        f"A React star-rating widget titled '{title}': {n} buttons with class 'star' inside #stars. Clicking "
+        f"star k rates k: #rating shows 'k / {n}' ('Not rated' before). Stars 1..k have the extra class "
+        "'filled'; hovering a star previews the same way without changing the rating. #clear-rating resets "
+        "to 'Not rated'."
+    )
+    return task(
+        f"react-rating-{i + 1:02d}",
+        "react-rating",
+        request,
+        rubric,
+        gold,
+        [broken[i % 3]],
+        difficulty="easy",
+        kind="react",
+        split="test" if i == 2 else "train",
+    )
 
 
 CART_VARIANTS = [
@@ -126,38 +168,84 @@ def cart(i: int) -> dict[str, Any]:
     gold = fill(CART_JSX, shop=shop, products=json.dumps([{"id": k, "name": n, "price": p} for k, n, p in products]))
     (a, an, ap), (b, bn, bp), _ = products
     rubric = [
-        item("add", "'Add to cart' (#add-<id>) puts the product in the cart; #cart-count shows 1.",
-             {"click": f"#add-{a}"}, {"expect": "text", "sel": "#cart-count", "equals": "1"},
-             {"expect": "texts", "sel": "#cart li .name", "equals": [an]}),
-        item("qty", "Adding the same product twice shows quantity 2 and #cart-count 2.",
-             {"click": f"#add-{a}"}, {"click": f"#add-{a}"}, {"expect": "text", "sel": "#cart li .qty", "equals": "2"},
-             {"expect": "text", "sel": "#cart-count", "equals": "2"}),
-        item("total", "#total shows the sum of price × quantity as 'Total: $X.YZ'.",
-             {"click": f"#add-{a}"}, {"click": f"#add-{a}"}, {"click": f"#add-{b}"},
-             {"expect": "text", "sel": "#total", "equals": f"Total: ${2 * ap + bp:.2f}"}),
-        item("remove", "A cart line's 'Remove' button (class 'remove') removes that product only.",
-             {"click": f"#add-{a}"}, {"click": f"#add-{b}"}, {"click": "#cart li:first-child .remove"},
-             {"expect": "texts", "sel": "#cart li .name", "equals": [bn]}),
-        item("remove_total", "Removing everything brings #total back to 'Total: $0.00'.",
-             {"click": f"#add-{a}"}, {"click": f"#add-{a}"},
-             {"expect": "text", "sel": "#total", "equals": f"Total: ${2 * ap:.2f}"},
-             {"click": "#cart li:first-child .remove"}, {"expect": "text", "sel": "#total", "equals": "Total: $0.00"}),
+        item(
+            "add",
+            "'Add to cart' (#add-<id>) puts the product in the cart; #cart-count shows 1.",
+            {"click": f"#add-{a}"},
+            {"expect": "text", "sel": "#cart-count", "equals": "1"},
+            {"expect": "texts", "sel": "#cart li .name", "equals": [an]},
+        ),
+        item(
+            "qty",
+            "Adding the same product twice shows quantity 2 and #cart-count 2.",
+            {"click": f"#add-{a}"},
+            {"click": f"#add-{a}"},
+            {"expect": "text", "sel": "#cart li .qty", "equals": "2"},
+            {"expect": "text", "sel": "#cart-count", "equals": "2"},
+        ),
+        item(
+            "total",
+            "#total shows the sum of price × quantity as 'Total: $X.YZ'.",
+            {"click": f"#add-{a}"},
+            {"click": f"#add-{a}"},
+            {"click": f"#add-{b}"},
+            {"expect": "text", "sel": "#total", "equals": f"Total: ${2 * ap + bp:.2f}"},
+        ),
+        item(
+            "remove",
+            "A cart line's 'Remove' button (class 'remove') removes that product only.",
+            {"click": f"#add-{a}"},
+            {"click": f"#add-{b}"},
+            {"click": "#cart li:first-child .remove"},
+            {"expect": "texts", "sel": "#cart li .name", "equals": [bn]},
+        ),
+        item(
+            "remove_total",
+            "Removing everything brings #total back to 'Total: $0.00'.",
+            {"click": f"#add-{a}"},
+            {"click": f"#add-{a}"},
+            {"expect": "text", "sel": "#total", "equals": f"Total: ${2 * ap:.2f}"},
+            {"click": "#cart li:first-child .remove"},
+            {"expect": "text", "sel": "#total", "equals": "Total: $0.00"},
+        ),
     ]
     broken = [
-        breaking(gold, "distinct-count", ["qty"],
-                 ("const count = Object.values(cart).reduce((a, b) => a + b, 0);", "const count = Object.keys(cart).length;")),
-        breaking(gold, "total-ignores-qty", ["total", "remove_total"],
-                 ("sum + (cart[p.id] || 0) * p.price", "sum + (cart[p.id] ? p.price : 0)")),
-        breaking(gold, "removes-last", ["remove"],
-                 ("delete next[id];", "delete next[Object.keys(next).pop()];")),
+        breaking(
+            gold,
+            "distinct-count",
+            ["qty"],
+            (
+                "const count = Object.values(cart).reduce((a, b) => a + b, 0);",
+                "const count = Object.keys(cart).length;",
+            ),
+        ),
+        breaking(
+            gold,
+            "total-ignores-qty",
+            ["total", "remove_total"],
+            ("sum + (cart[p.id] || 0) * p.price", "sum + (cart[p.id] ? p.price : 0)"),
+        ),
+        breaking(gold, "removes-last", ["remove"], ("delete next[id];", "delete next[Object.keys(next).pop()];")),
     ]
-    request = (f"A React shopping cart for a {shop.lower()} shop selling " + ", ".join(
-        f"{n} (id '{k}', ${p:.2f})" for k, n, p in products) + ". Each product has an 'Add to cart' button "
-               "#add-<id>. The cart <ul id=\"cart\"> has one <li> per product in it, in the product order, with "
-               "<span class=\"name\">, <span class=\"qty\"> and a 'Remove' button (class 'remove'). #cart-count shows "
-               "the number of units; #total shows 'Total: $X.YZ'.")
-    return task(f"react-cart-{i + 1:02d}", "react-cart", request, rubric, gold, [broken[i % 3]],
-                difficulty="medium", kind="react", split="test" if i == 2 else "train")
+    request = (
+        f"A React shopping cart for a {shop.lower()} shop selling "
+        + ", ".join(f"{n} (id '{k}', ${p:.2f})" for k, n, p in products)
+        + ". Each product has an 'Add to cart' button "
+        '#add-<id>. The cart <ul id="cart"> has one <li> per product in it, in the product order, with '
+        "<span class=\"name\">, <span class=\"qty\"> and a 'Remove' button (class 'remove'). #cart-count shows "
+        "the number of units; #total shows 'Total: $X.YZ'."
+    )
+    return task(
+        f"react-cart-{i + 1:02d}",
+        "react-cart",
+        request,
+        rubric,
+        gold,
+        [broken[i % 3]],
+        difficulty="medium",
+        kind="react",
+        split="test" if i == 2 else "train",
+    )
 
 
 FAMILIES = [rating, cart]

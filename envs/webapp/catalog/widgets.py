@@ -56,44 +56,94 @@ select(tabs[0]);
 def tabs(i: int) -> dict[str, Any]:
     """Accessible tabs with keyboard navigation (five variants)."""
     title, keys, labels = TABS_VARIANTS[i]
-    tab_html = "".join(f'<button role="tab" id="tab-{k}" aria-controls="panel-{k}">{lab}</button>'
-                       for k, lab in zip(keys, labels, strict=True))
-    panel_html = "\n".join(f'<section role="tabpanel" id="panel-{k}"><h2>{lab}</h2><p>{lab} content for the '
-                           f'{title.lower()} page.</p></section>' for k, lab in zip(keys, labels, strict=True))
+    tab_html = "".join(
+        f'<button role="tab" id="tab-{k}" aria-controls="panel-{k}">{lab}</button>'
+        for k, lab in zip(keys, labels, strict=True)
+    )
+    panel_html = "\n".join(
+        f'<section role="tabpanel" id="panel-{k}"><h2>{lab}</h2><p>{lab} content for the '
+        f"{title.lower()} page.</p></section>"
+        for k, lab in zip(keys, labels, strict=True)
+    )
     gold = fill(TABS_HTML, title=title, tabs=tab_html, panels=panel_html)
     k0, k1, k2 = keys[0], keys[1], keys[2]
     rubric = [
-        item("show", f"Clicking #tab-{k1} shows #panel-{k1}.",
-             {"click": f"#tab-{k1}"}, {"expect": "visible", "sel": f"#panel-{k1}"}),
-        item("hide_others", f"Only the selected tab's panel is visible: after clicking #tab-{k1}, #panel-{k0} is hidden.",
-             {"click": f"#tab-{k1}"}, {"expect": "hidden", "sel": f"#panel-{k0}"}),
-        item("active_class", "The selected tab has the class 'active'.",
-             {"click": f"#tab-{k2}"}, {"expect": "class", "sel": f"#tab-{k2}", "has": "active"},
-             {"expect": "class", "sel": f"#tab-{k0}", "lacks": "active"}),
-        item("aria", "The selected tab has aria-selected='true', the others 'false'.",
-             {"click": f"#tab-{k2}"}, {"expect": "attr", "sel": f"#tab-{k2}", "name": "aria-selected", "equals": "true"},
-             {"expect": "attr", "sel": f"#tab-{k0}", "name": "aria-selected", "equals": "false"}),
-        item("keyboard", "ArrowRight on a focused tab selects the next tab.",
-             {"press": "ArrowRight", "on": f"#tab-{k0}"}, {"expect": "visible", "sel": f"#panel-{k1}"},
-             {"expect": "attr", "sel": f"#tab-{k1}", "name": "aria-selected", "equals": "true"}),
+        item(
+            "show",
+            f"Clicking #tab-{k1} shows #panel-{k1}.",
+            {"click": f"#tab-{k1}"},
+            {"expect": "visible", "sel": f"#panel-{k1}"},
+        ),
+        item(
+            "hide_others",
+            f"Only the selected tab's panel is visible: after clicking #tab-{k1}, #panel-{k0} is hidden.",
+            {"click": f"#tab-{k1}"},
+            {"expect": "hidden", "sel": f"#panel-{k0}"},
+        ),
+        item(
+            "active_class",
+            "The selected tab has the class 'active'.",
+            {"click": f"#tab-{k2}"},
+            {"expect": "class", "sel": f"#tab-{k2}", "has": "active"},
+            {"expect": "class", "sel": f"#tab-{k0}", "lacks": "active"},
+        ),
+        item(
+            "aria",
+            "The selected tab has aria-selected='true', the others 'false'.",
+            {"click": f"#tab-{k2}"},
+            {"expect": "attr", "sel": f"#tab-{k2}", "name": "aria-selected", "equals": "true"},
+            {"expect": "attr", "sel": f"#tab-{k0}", "name": "aria-selected", "equals": "false"},
+        ),
+        item(
+            "keyboard",
+            "ArrowRight on a focused tab selects the next tab.",
+            {"press": "ArrowRight", "on": f"#tab-{k0}"},
+            {"expect": "visible", "sel": f"#panel-{k1}"},
+            {"expect": "attr", "sel": f"#tab-{k1}", "name": "aria-selected", "equals": "true"},
+        ),
     ]
     broken = [
-        breaking(gold, "stale-aria", ["aria", "keyboard"],
-                 ('    t.setAttribute("aria-selected", on ? "true" : "false");\n', "")),
+        breaking(
+            gold,
+            "stale-aria",
+            ["aria", "keyboard"],
+            ('    t.setAttribute("aria-selected", on ? "true" : "false");\n', ""),
+        ),
         # panels are never hidden, so "show" sees no transition either (all visible from the start)
-        breaking(gold, "panels-pile-up", ["show", "hide_others"],
-                 ('document.getElementById(t.getAttribute("aria-controls")).hidden = !on;',
-                  'if (on) document.getElementById(t.getAttribute("aria-controls")).hidden = false;')),
-        breaking(gold, "no-keyboard", ["keyboard"],
-                 ('if (e.key === "ArrowRight" || e.key === "ArrowLeft") {', "if (false) {")),
+        breaking(
+            gold,
+            "panels-pile-up",
+            ["show", "hide_others"],
+            (
+                'document.getElementById(t.getAttribute("aria-controls")).hidden = !on;',
+                'if (on) document.getElementById(t.getAttribute("aria-controls")).hidden = false;',
+            ),
+        ),
+        breaking(
+            gold,
+            "no-keyboard",
+            ["keyboard"],
+            ('if (e.key === "ArrowRight" || e.key === "ArrowLeft") {', "if (false) {"),
+        ),
     ]
-    request = (f"A {title.lower()} page with tabs: buttons with role='tab' and ids "
-               + ", ".join(f"#tab-{k}" for k in keys) + "; each controls the panel #panel-<same name> "
-               "(role='tabpanel'). Exactly one panel is visible; the selected tab has class 'active' and "
-               "aria-selected='true' (others 'false'); ArrowRight/ArrowLeft on a focused tab select the next/previous "
-               f"tab. The first tab (#tab-{k0}) starts selected.")
-    return task(f"tabs-{i + 1:02d}", "tabs", request, rubric, gold, [broken[i % 3]] if i < 3 else broken,
-                difficulty="easy", split="test" if i == 4 else "train")
+    request = (
+        f"A {title.lower()} page with tabs: buttons with role='tab' and ids "
+        + ", ".join(f"#tab-{k}" for k in keys)
+        + "; each controls the panel #panel-<same name> "
+        "(role='tabpanel'). Exactly one panel is visible; the selected tab has class 'active' and "
+        "aria-selected='true' (others 'false'); ArrowRight/ArrowLeft on a focused tab select the next/previous "
+        f"tab. The first tab (#tab-{k0}) starts selected."
+    )
+    return task(
+        f"tabs-{i + 1:02d}",
+        "tabs",
+        request,
+        rubric,
+        gold,
+        [broken[i % 3]] if i < 3 else broken,
+        difficulty="easy",
+        split="test" if i == 4 else "train",
+    )
 
 
 MODAL_VARIANTS = [
@@ -147,33 +197,79 @@ def modal(i: int) -> dict[str, Any]:
     opened = {"expect": "visible", "sel": "#modal"}
     rubric = [
         item("opens", f"Clicking #{opener} shows the dialog #modal.", {"click": f"#{opener}"}, opened),
-        item("cancel", "#cancel closes the dialog and changes nothing.",
-             {"click": f"#{opener}"}, opened, {"click": "#cancel"}, {"expect": "hidden", "sel": "#modal"},
-             {"expect": "text", "sel": "#status", "equals": "Nothing done yet"}),
-        item("confirm", f"#confirm sets #status to '{done}' and closes the dialog.",
-             {"click": f"#{opener}"}, {"click": "#confirm"}, {"expect": "text", "sel": "#status", "equals": done},
-             {"expect": "hidden", "sel": "#modal"}),
-        item("escape", "Pressing Escape closes the dialog.",
-             {"click": f"#{opener}"}, opened, {"press": "Escape"}, {"expect": "hidden", "sel": "#modal"}),
-        item("backdrop", "Clicking the dimmed backdrop (#overlay, outside #modal) closes the dialog.",
-             {"click": f"#{opener}"}, opened, {"click": "#overlay", "at": [0.03, 0.03]},
-             {"expect": "hidden", "sel": "#modal"}),
+        item(
+            "cancel",
+            "#cancel closes the dialog and changes nothing.",
+            {"click": f"#{opener}"},
+            opened,
+            {"click": "#cancel"},
+            {"expect": "hidden", "sel": "#modal"},
+            {"expect": "text", "sel": "#status", "equals": "Nothing done yet"},
+        ),
+        item(
+            "confirm",
+            f"#confirm sets #status to '{done}' and closes the dialog.",
+            {"click": f"#{opener}"},
+            {"click": "#confirm"},
+            {"expect": "text", "sel": "#status", "equals": done},
+            {"expect": "hidden", "sel": "#modal"},
+        ),
+        item(
+            "escape",
+            "Pressing Escape closes the dialog.",
+            {"click": f"#{opener}"},
+            opened,
+            {"press": "Escape"},
+            {"expect": "hidden", "sel": "#modal"},
+        ),
+        item(
+            "backdrop",
+            "Clicking the dimmed backdrop (#overlay, outside #modal) closes the dialog.",
+            {"click": f"#{opener}"},
+            opened,
+            {"click": "#overlay", "at": [0.03, 0.03]},
+            {"expect": "hidden", "sel": "#modal"},
+        ),
     ]
     broken = [
-        breaking(gold, "no-escape", ["escape"],
-                 ('document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(); });', "")),
-        breaking(gold, "confirm-stays-open", ["confirm"],
-                 (f'document.getElementById("status").textContent = "{done}";\n  close();',
-                  f'document.getElementById("status").textContent = "{done}";')),
-        breaking(gold, "backdrop-ignored", ["backdrop"],
-                 ('overlay.addEventListener("click", (e) => { if (e.target === overlay) close(); });', "")),
+        breaking(
+            gold,
+            "no-escape",
+            ["escape"],
+            ('document.addEventListener("keydown", (e) => { if (e.key === "Escape") close(); });', ""),
+        ),
+        breaking(
+            gold,
+            "confirm-stays-open",
+            ["confirm"],
+            (
+                f'document.getElementById("status").textContent = "{done}";\n  close();',
+                f'document.getElementById("status").textContent = "{done}";',
+            ),
+        ),
+        breaking(
+            gold,
+            "backdrop-ignored",
+            ["backdrop"],
+            ('overlay.addEventListener("click", (e) => { if (e.target === overlay) close(); });', ""),
+        ),
     ]
-    request = (f"A page with a button #{opener} that opens a confirmation dialog: #modal (role='dialog', asking "
-               f"'{question}') inside a full-screen dimmed backdrop #overlay. #confirm sets #status (initially "
-               f"'Nothing done yet') to '{done}' and closes; #cancel, the Escape key and a click on the backdrop "
-               "outside the dialog close it without changing anything.")
-    return task(f"modal-{i + 1:02d}", "modal", request, rubric, gold, [broken[i % 3]] if i < 3 else broken,
-                difficulty="easy", split="test" if i == 4 else "train")
+    request = (
+        f"A page with a button #{opener} that opens a confirmation dialog: #modal (role='dialog', asking "
+        f"'{question}') inside a full-screen dimmed backdrop #overlay. #confirm sets #status (initially "
+        f"'Nothing done yet') to '{done}' and closes; #cancel, the Escape key and a click on the backdrop "
+        "outside the dialog close it without changing anything."
+    )
+    return task(
+        f"modal-{i + 1:02d}",
+        "modal",
+        request,
+        rubric,
+        gold,
+        [broken[i % 3]] if i < 3 else broken,
+        difficulty="easy",
+        split="test" if i == 4 else "train",
+    )
 
 
 TIMER_VARIANTS = [("Tea timer", 180), ("Pomodoro break", 300), ("Plank", 45), ("Egg timer", 420), ("Quiz round", 90)]
@@ -223,36 +319,88 @@ def countdown(i: int) -> dict[str, Any]:
     gold = fill(TIMER_HTML, title=title, total=total)
     t = {"expect": "text", "sel": "#time"}
     rubric = [
-        item("counts", f"After #start, #time counts down once per second from {_mmss(total)}.",
-             {"click": "#start"}, {"advance": 3000}, {**t, "equals": _mmss(total - 3)}),
-        item("finishes", "At zero the timer stops at 00:00 and #done ('Time's up!') appears.",
-             {"click": "#start"}, {"advance": (total + 5) * 1000}, {**t, "equals": "00:00"},
-             {"expect": "visible", "sel": "#done"}),
-        item("pause", "#pause stops the countdown; #start resumes it.",
-             {"click": "#start"}, {"advance": 2000}, {"click": "#pause"}, {"advance": 5000},
-             {**t, "equals": _mmss(total - 2)}, {"click": "#start"}, {"advance": 1000},
-             {**t, "equals": _mmss(total - 3)}),
-        item("reset", f"#reset stops the timer and shows {_mmss(total)} again.",
-             {"click": "#start"}, {"advance": 4000}, {**t, "equals": _mmss(total - 4)}, {"click": "#reset"},
-             {"advance": 2000}, {**t, "equals": _mmss(total)}),
-        item("double_start", "Clicking #start twice does not make it run twice as fast.",
-             {"click": "#start"}, {"click": "#start"}, {"advance": 2000}, {**t, "equals": _mmss(total - 2)}),
+        item(
+            "counts",
+            f"After #start, #time counts down once per second from {_mmss(total)}.",
+            {"click": "#start"},
+            {"advance": 3000},
+            {**t, "equals": _mmss(total - 3)},
+        ),
+        item(
+            "finishes",
+            "At zero the timer stops at 00:00 and #done ('Time's up!') appears.",
+            {"click": "#start"},
+            {"advance": (total + 5) * 1000},
+            {**t, "equals": "00:00"},
+            {"expect": "visible", "sel": "#done"},
+        ),
+        item(
+            "pause",
+            "#pause stops the countdown; #start resumes it.",
+            {"click": "#start"},
+            {"advance": 2000},
+            {"click": "#pause"},
+            {"advance": 5000},
+            {**t, "equals": _mmss(total - 2)},
+            {"click": "#start"},
+            {"advance": 1000},
+            {**t, "equals": _mmss(total - 3)},
+        ),
+        item(
+            "reset",
+            f"#reset stops the timer and shows {_mmss(total)} again.",
+            {"click": "#start"},
+            {"advance": 4000},
+            {**t, "equals": _mmss(total - 4)},
+            {"click": "#reset"},
+            {"advance": 2000},
+            {**t, "equals": _mmss(total)},
+        ),
+        item(
+            "double_start",
+            "Clicking #start twice does not make it run twice as fast.",
+            {"click": "#start"},
+            {"click": "#start"},
+            {"advance": 2000},
+            {**t, "equals": _mmss(total - 2)},
+        ),
     ]
     broken = [
-        breaking(gold, "pause-ignored", ["pause"],
-                 ('document.getElementById("pause").addEventListener("click", stop);', "")),
-        breaking(gold, "reset-keeps-running", ["reset"],
-                 ('() => { stop(); left = TOTAL; render(); }', '() => { left = TOTAL; render(); }')),
-        breaking(gold, "stacked-intervals", ["double_start"],
-                 ("if (timer === null && left > 0) timer = setInterval(tick, 1000);",
-                  "if (left > 0) timer = setInterval(tick, 1000);")),
+        breaking(
+            gold, "pause-ignored", ["pause"], ('document.getElementById("pause").addEventListener("click", stop);', "")
+        ),
+        breaking(
+            gold,
+            "reset-keeps-running",
+            ["reset"],
+            ("() => { stop(); left = TOTAL; render(); }", "() => { left = TOTAL; render(); }"),
+        ),
+        breaking(
+            gold,
+            "stacked-intervals",
+            ["double_start"],
+            (
+                "if (timer === null && left > 0) timer = setInterval(tick, 1000);",
+                "if (left > 0) timer = setInterval(tick, 1000);",
+            ),
+        ),
     ]
-    request = (f"A '{title}' countdown of {total} seconds. #time shows MM:SS (starting at {_mmss(total)}); #start "
-               "starts or resumes it (a second click while running changes nothing), #pause pauses, #reset stops "
-               "and restores the full time. At zero it stops at 00:00 and shows #done with the text \"Time's up!\" "
-               "(hidden before).")
-    return task(f"timer-{i + 1:02d}", "countdown", request, rubric, gold, [broken[i % 3]] if i < 3 else broken,
-                difficulty="medium", split="test" if i == 4 else "train")
+    request = (
+        f"A '{title}' countdown of {total} seconds. #time shows MM:SS (starting at {_mmss(total)}); #start "
+        "starts or resumes it (a second click while running changes nothing), #pause pauses, #reset stops "
+        'and restores the full time. At zero it stops at 00:00 and shows #done with the text "Time\'s up!" '
+        "(hidden before)."
+    )
+    return task(
+        f"timer-{i + 1:02d}",
+        "countdown",
+        request,
+        rubric,
+        gold,
+        [broken[i % 3]] if i < 3 else broken,
+        difficulty="medium",
+        split="test" if i == 4 else "train",
+    )
 
 
 CANVAS_VARIANTS = [
@@ -312,49 +460,110 @@ clearCanvas();
 def canvas(i: int) -> dict[str, Any]:
     """Canvas drawing with colours, clear and a stroke counter (four variants)."""
     title, cid, (cname, rgb) = CANVAS_VARIANTS[i]
-    chex = "#%02x%02x%02x" % tuple(rgb)
+    chex = "#" + "".join(f"{c:02x}" for c in rgb)
     gold = fill(CANVAS_HTML, title=title, cid=cid, cname=cname, chex=chex)
     line = [[0.1, 0.5], [0.5, 0.5], [0.9, 0.5]]
     rubric = [
-        item("draws", f"Dragging the mouse across #{cid} draws on it.",
-             {"snap": f"#{cid}", "as": "blank"}, {"draw": f"#{cid}", "points": line},
-             {"expect": "changed", "sel": f"#{cid}", "since": "blank"}),
-        item("clear", f"#clear wipes the drawing back to a blank canvas.",
-             {"snap": f"#{cid}", "as": "blank"}, {"draw": f"#{cid}", "points": line},
-             {"expect": "changed", "sel": f"#{cid}", "since": "blank"}, {"click": "#clear"},
-             {"expect": "unchanged", "sel": f"#{cid}", "since": "blank"}),
-        item("color", f"After clicking #color-{cname}, strokes are drawn in {cname}.",
-             {"click": f"#color-{cname}"}, {"draw": f"#{cid}", "points": line},
-             {"expect": "pixel", "sel": f"#{cid}", "at": [0.5, 0.5], "rgb": rgb, "tol": 70}),
-        item("strokes", "#strokes counts finished strokes ('1 stroke', '2 strokes').",
-             {"draw": f"#{cid}", "points": [[0.2, 0.2], [0.4, 0.3]]}, {"expect": "text", "sel": "#strokes", "equals": "1 stroke"},
-             {"draw": f"#{cid}", "points": [[0.2, 0.7], [0.6, 0.8]]}, {"expect": "text", "sel": "#strokes", "equals": "2 strokes"}),
+        item(
+            "draws",
+            f"Dragging the mouse across #{cid} draws on it.",
+            {"snap": f"#{cid}", "as": "blank"},
+            {"draw": f"#{cid}", "points": line},
+            {"expect": "changed", "sel": f"#{cid}", "since": "blank"},
+        ),
+        item(
+            "clear",
+            "#clear wipes the drawing back to a blank canvas.",
+            {"snap": f"#{cid}", "as": "blank"},
+            {"draw": f"#{cid}", "points": line},
+            {"expect": "changed", "sel": f"#{cid}", "since": "blank"},
+            {"click": "#clear"},
+            {"expect": "unchanged", "sel": f"#{cid}", "since": "blank"},
+        ),
+        item(
+            "color",
+            f"After clicking #color-{cname}, strokes are drawn in {cname}.",
+            {"click": f"#color-{cname}"},
+            {"draw": f"#{cid}", "points": line},
+            {"expect": "pixel", "sel": f"#{cid}", "at": [0.5, 0.5], "rgb": rgb, "tol": 70},
+        ),
+        item(
+            "strokes",
+            "#strokes counts finished strokes ('1 stroke', '2 strokes').",
+            {"draw": f"#{cid}", "points": [[0.2, 0.2], [0.4, 0.3]]},
+            {"expect": "text", "sel": "#strokes", "equals": "1 stroke"},
+            {"draw": f"#{cid}", "points": [[0.2, 0.7], [0.6, 0.8]]},
+            {"expect": "text", "sel": "#strokes", "equals": "2 strokes"},
+        ),
     ]
     broken = [
         breaking(gold, "clear-does-nothing", ["clear"], ("  clearCanvas();\n  strokes = 0;", "  strokes = 0;")),
         breaking(gold, "colour-ignored", ["color"], ("ctx.strokeStyle = color;", 'ctx.strokeStyle = "#000000";')),
-        breaking(gold, "counts-moves", ["strokes"],
-                 ("if (drawing) { ctx.lineTo(...point(e)); ctx.stroke(); }",
-                  "if (drawing) { ctx.lineTo(...point(e)); ctx.stroke(); strokes += 0.01; }")),
+        breaking(
+            gold,
+            "counts-moves",
+            ["strokes"],
+            (
+                "if (drawing) { ctx.lineTo(...point(e)); ctx.stroke(); }",
+                "if (drawing) { ctx.lineTo(...point(e)); ctx.stroke(); strokes += 0.01; }",
+            ),
+        ),
     ]
-    request = (f"A '{title}' drawing app: a 400x240 white <canvas id=\"{cid}\"> where pressing and dragging the mouse "
-               f"draws a line (width about 8px), buttons #color-black and #color-{cname} to pick the colour "
-               f"({chex}), #clear to wipe the canvas, and #strokes counting finished strokes ('1 stroke', "
-               "'2 strokes'; reset to '0 strokes' by #clear).")
-    return task(f"canvas-{i + 1:02d}", "canvas", request, rubric, gold, [broken[i % 3]] if i < 3 else broken,
-                difficulty="medium", split="test" if i == 3 else "train")
+    request = (
+        f"A '{title}' drawing app: a 400x240 white <canvas id=\"{cid}\"> where pressing and dragging the mouse "
+        f"draws a line (width about 8px), buttons #color-black and #color-{cname} to pick the colour "
+        f"({chex}), #clear to wipe the canvas, and #strokes counting finished strokes ('1 stroke', "
+        "'2 strokes'; reset to '0 strokes' by #clear)."
+    )
+    return task(
+        f"canvas-{i + 1:02d}",
+        "canvas",
+        request,
+        rubric,
+        gold,
+        [broken[i % 3]] if i < 3 else broken,
+        difficulty="medium",
+        split="test" if i == 3 else "train",
+    )
 
 
 QUIZ_VARIANTS = [
-    ("Capitals", [("Capital of France?", ["Lyon", "Paris", "Nice"], 1), ("Capital of Japan?", ["Tokyo", "Kyoto", "Osaka"], 0),
-                  ("Capital of Canada?", ["Toronto", "Vancouver", "Ottawa"], 2)]),
-    ("Planets", [("Largest planet?", ["Saturn", "Jupiter", "Neptune"], 1), ("Closest to the Sun?", ["Mercury", "Venus", "Mars"], 0),
-                 ("Has the most moons?", ["Earth", "Mars", "Saturn"], 2)]),
-    ("Arithmetic", [("7 × 8?", ["54", "56", "58"], 1), ("12 + 30?", ["42", "32", "52"], 0), ("81 ÷ 9?", ["8", "7", "9"], 2)]),
-    ("Chemistry", [("Symbol for gold?", ["Ag", "Au", "Gd"], 1), ("H2O is?", ["Water", "Salt", "Ozone"], 0),
-                   ("Atomic number of carbon?", ["12", "8", "6"], 2)]),
-    ("Music", [("Notes in an octave?", ["7", "8", "12"], 1), ("A piano has how many keys?", ["88", "76", "61"], 0),
-               ("Beats in 3/4 time?", ["4", "2", "3"], 2)]),
+    (
+        "Capitals",
+        [
+            ("Capital of France?", ["Lyon", "Paris", "Nice"], 1),
+            ("Capital of Japan?", ["Tokyo", "Kyoto", "Osaka"], 0),
+            ("Capital of Canada?", ["Toronto", "Vancouver", "Ottawa"], 2),
+        ],
+    ),
+    (
+        "Planets",
+        [
+            ("Largest planet?", ["Saturn", "Jupiter", "Neptune"], 1),
+            ("Closest to the Sun?", ["Mercury", "Venus", "Mars"], 0),
+            ("Has the most moons?", ["Earth", "Mars", "Saturn"], 2),
+        ],
+    ),
+    (
+        "Arithmetic",
+        [("7 × 8?", ["54", "56", "58"], 1), ("12 + 30?", ["42", "32", "52"], 0), ("81 ÷ 9?", ["8", "7", "9"], 2)],
+    ),
+    (
+        "Chemistry",
+        [
+            ("Symbol for gold?", ["Ag", "Au", "Gd"], 1),
+            ("H2O is?", ["Water", "Salt", "Ozone"], 0),
+            ("Atomic number of carbon?", ["12", "8", "6"], 2),
+        ],
+    ),
+    (
+        "Music",
+        [
+            ("Notes in an octave?", ["7", "8", "12"], 1),
+            ("A piano has how many keys?", ["88", "76", "61"], 0),
+            ("Beats in 3/4 time?", ["4", "2", "3"], 2),
+        ],
+    ),
 ]
 
 QUIZ_HTML = """<!doctype html>
@@ -429,38 +638,81 @@ def quiz(i: int) -> dict[str, Any]:
 
     wrong_label = qs[0][1][(qs[0][2] + 1) % 3]
     rubric = [
-        item("select", "Clicking an option marks it with the class 'selected'.",
-             {"click": f"#options .option:text-is('{wrong_label}')"},
-             {"expect": "class", "sel": f"#options .option:text-is('{wrong_label}')", "has": "selected"}),
-        item("correct", "Submitting the right answer adds one to #score ('Score: 1') and says 'Correct!'.",
-             *pick(0), {"expect": "text", "sel": "#score", "equals": "Score: 1"},
-             {"expect": "text", "sel": "#feedback", "equals": "Correct!"}),
-        item("wrong", "A wrong answer leaves the score and names the right answer in #feedback.",
-             *pick(0, right=False), {"expect": "text", "sel": "#feedback", "equals": f"Wrong. The answer is {qs[0][1][qs[0][2]]}."},
-             {"expect": "text", "sel": "#score", "equals": "Score: 0"}),
-        item("next", "#next shows the following question.",
-             *pick(0), {"click": "#next"}, {"expect": "text", "sel": "#question", "equals": qs[1][0]}),
-        item("final", "After the last question #result shows 'You scored N/3'.",
-             *pick(0), {"click": "#next"}, *pick(1, right=False), {"click": "#next"}, *pick(2),
-             {"expect": "text", "sel": "#result", "equals": "You scored 2/3"}),
+        item(
+            "select",
+            "Clicking an option marks it with the class 'selected'.",
+            {"click": f"#options .option:text-is('{wrong_label}')"},
+            {"expect": "class", "sel": f"#options .option:text-is('{wrong_label}')", "has": "selected"},
+        ),
+        item(
+            "correct",
+            "Submitting the right answer adds one to #score ('Score: 1') and says 'Correct!'.",
+            *pick(0),
+            {"expect": "text", "sel": "#score", "equals": "Score: 1"},
+            {"expect": "text", "sel": "#feedback", "equals": "Correct!"},
+        ),
+        item(
+            "wrong",
+            "A wrong answer leaves the score and names the right answer in #feedback.",
+            *pick(0, right=False),
+            {"expect": "text", "sel": "#feedback", "equals": f"Wrong. The answer is {qs[0][1][qs[0][2]]}."},
+            {"expect": "text", "sel": "#score", "equals": "Score: 0"},
+        ),
+        item(
+            "next",
+            "#next shows the following question.",
+            *pick(0),
+            {"click": "#next"},
+            {"expect": "text", "sel": "#question", "equals": qs[1][0]},
+        ),
+        item(
+            "final",
+            "After the last question #result shows 'You scored N/3'.",
+            *pick(0),
+            {"click": "#next"},
+            *pick(1, right=False),
+            {"click": "#next"},
+            *pick(2),
+            {"expect": "text", "sel": "#result", "equals": "You scored 2/3"},
+        ),
     ]
     broken = [
-        breaking(gold, "score-not-shown", ["correct", "final"],
-                 ('document.getElementById("score").textContent = "Score: " + score;', ""),
-                 ('"You scored " + score + "/"', '"You scored " + 0 + "/"')),
-        breaking(gold, "vague-feedback", ["wrong"],
-                 ('"Wrong. The answer is " + q.options[q.answer] + "."', '"Wrong."')),
-        breaking(gold, "next-does-nothing", ["next", "final"],
-                 ('document.getElementById("next").addEventListener("click", () => { index += 1; show(); });', "")),
+        breaking(
+            gold,
+            "score-not-shown",
+            ["correct", "final"],
+            ('document.getElementById("score").textContent = "Score: " + score;', ""),
+            ('"You scored " + score + "/"', '"You scored " + 0 + "/"'),
+        ),
+        breaking(
+            gold, "vague-feedback", ["wrong"], ('"Wrong. The answer is " + q.options[q.answer] + "."', '"Wrong."')
+        ),
+        breaking(
+            gold,
+            "next-does-nothing",
+            ["next", "final"],
+            ('document.getElementById("next").addEventListener("click", () => { index += 1; show(); });', ""),
+        ),
     ]
-    request = (f"A {title.lower()} quiz of three questions: " + "; ".join(
-        f"'{t}' ({', '.join(o)}; answer {o[a]})" for t, o, a in qs) + ". Show the current question in #question "
-               "and its options as buttons with class 'option' inside #options; clicking one selects it (class "
-               "'selected'). #submit grades the selection: 'Correct!' or 'Wrong. The answer is X.' in #feedback, "
-               "and #score shows 'Score: N'. #next (shown after submitting) moves on; after the last question "
-               "#result shows 'You scored N/3'.")
-    return task(f"quiz-{i + 1:02d}", "quiz", request, rubric, gold, [broken[i % 3]] if i < 3 else broken,
-                difficulty="medium", split="test" if i == 4 else "train")
+    request = (
+        f"A {title.lower()} quiz of three questions: "
+        + "; ".join(f"'{t}' ({', '.join(o)}; answer {o[a]})" for t, o, a in qs)
+        + ". Show the current question in #question "
+        "and its options as buttons with class 'option' inside #options; clicking one selects it (class "
+        "'selected'). #submit grades the selection: 'Correct!' or 'Wrong. The answer is X.' in #feedback, "
+        "and #score shows 'Score: N'. #next (shown after submitting) moves on; after the last question "
+        "#result shows 'You scored N/3'."
+    )
+    return task(
+        f"quiz-{i + 1:02d}",
+        "quiz",
+        request,
+        rubric,
+        gold,
+        [broken[i % 3]] if i < 3 else broken,
+        difficulty="medium",
+        split="test" if i == 4 else "train",
+    )
 
 
 FAMILIES = [tabs, modal, countdown, canvas, quiz]
