@@ -41,6 +41,8 @@ def test_bundled_set_has_the_promised_shape(env) -> None:
     assert {t["language"] for t in tasks if t["kind"] == "stdio"} == {"python", "cpp", "javascript", "rust"}
     assert sum(1 for t in tasks if t.get("wrong")) >= 30
     assert {t.split for t in tasks} == {"train", "test"}
+    problems = {t.id.rsplit("-", 1)[0] if t["kind"] == "stdio" else t.id for t in tasks}
+    assert len(problems) >= 150
 
 
 def test_a_seeded_sample_of_bundled_problems_gold_passes_and_wrong_fails(env) -> None:

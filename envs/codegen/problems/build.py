@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import fn_easy, fn_hard, fn_medium, fn_more, fn_task, io_tasks, opt, stdio, stdio_more
+from . import fn_easy, fn_extra, fn_hard, fn_medium, fn_more, fn_task, io_tasks, opt, stdio, stdio_more
 
-FUNCTION_BATCHES = (fn_easy, fn_medium, fn_hard, fn_more)
+FUNCTION_BATCHES = (fn_easy, fn_medium, fn_hard, fn_more, fn_extra)
 STDIO_BATCHES = (stdio, stdio_more)
 
 
