@@ -28,13 +28,13 @@ import warnings
 
 import gymnasium as gym
 import torch
-
-import codegym  # noqa: F401
 from codegym.envs.codegen.generate import generate_tasks
-from codegym.integrations.trl import EnvReward, prompt_dataset
 from codegym.learner.config import LearnerConfig
 from codegym.learner.models import build_tiny_model, build_tokenizer, count_parameters, load_model
 from codegym.learner.trainer import Trainer
+
+import codegym  # noqa: F401
+from codegym.integrations.trl import EnvReward, prompt_dataset
 
 
 class PeakRSS:
@@ -83,8 +83,13 @@ class LengthEnv(gym.Wrapper):
     """The env with :class:`LengthReward` in place of grading (``--reward length``)."""
 
     def step(self, action):
-        return self.env.unwrapped.episode.last_observation, len(action) / 100, True, False, {
-            "task_id": "", "reward_components": {}, "token_rewards": [], "feedback": "", "audit": {}, "verdict": {}}
+        return (
+            self.env.unwrapped.episode.last_observation,
+            len(action) / 100,
+            True,
+            False,
+            {"task_id": "", "reward_components": {}, "token_rewards": [], "feedback": "", "audit": {}, "verdict": {}},
+        )
 
 
 def main() -> None:
@@ -106,13 +111,26 @@ def main() -> None:
     build_tiny_model(tok, layers=4, hidden=128, heads=4).save_pretrained(f"{tmp}/model")
     tok.save_pretrained(f"{tmp}/model")
     model, tok = load_model(f"{tmp}/model")
-    print(f"model: {count_parameters(model) / 1e6:.2f}M parameters, G={args.G}, prompts/step={args.prompts}, "
-          f"max_new_tokens={args.max_new_tokens}, reward={args.reward}, torch threads={torch.get_num_threads()}")
+    print(
+        f"model: {count_parameters(model) / 1e6:.2f}M parameters, G={args.G}, prompts/step={args.prompts}, "
+        f"max_new_tokens={args.max_new_tokens}, reward={args.reward}, torch threads={torch.get_num_threads()}"
+    )
 
     # ---------------------------------------------------------------- ours
-    cfg = LearnerConfig(model=f"{tmp}/model", algorithm="grpo", num_generations=args.G, tasks_per_step=args.prompts,
-                        max_new_tokens=args.max_new_tokens, temperature=1.0, learning_rate=1e-5, beta=0.0,
-                        steps=args.warmup + args.steps, progress=False, out_dir=f"{tmp}/ours", pass_threshold=1.0)
+    cfg = LearnerConfig(
+        model=f"{tmp}/model",
+        algorithm="grpo",
+        num_generations=args.G,
+        tasks_per_step=args.prompts,
+        max_new_tokens=args.max_new_tokens,
+        temperature=1.0,
+        learning_rate=1e-5,
+        beta=0.0,
+        steps=args.warmup + args.steps,
+        progress=False,
+        out_dir=f"{tmp}/ours",
+        pass_threshold=1.0,
+    )
     ours = Trainer(cfg, env=env)
     for _ in range(args.warmup):
         ours.train_step()
@@ -138,15 +156,31 @@ def main() -> None:
     reward_fn.__name__ = "codegym"
     dataset = prompt_dataset(env.unwrapped if args.reward == "length" else env, "train")
     trl_cfg = GRPOConfig(
-        output_dir=f"{tmp}/trl", use_cpu=True, bf16=False, report_to="none", save_strategy="no", logging_steps=1,
-        per_device_train_batch_size=args.G * args.prompts, num_generations=args.G,
-        max_completion_length=args.max_new_tokens, max_steps=args.warmup + args.steps, learning_rate=1e-5,
-        temperature=1.0, top_p=1.0, top_k=0, beta=0.0, loss_type="grpo", num_iterations=1, seed=0,
-        dataloader_num_workers=0, disable_tqdm=True,
+        output_dir=f"{tmp}/trl",
+        use_cpu=True,
+        bf16=False,
+        report_to="none",
+        save_strategy="no",
+        logging_steps=1,
+        per_device_train_batch_size=args.G * args.prompts,
+        num_generations=args.G,
+        max_completion_length=args.max_new_tokens,
+        max_steps=args.warmup + args.steps,
+        learning_rate=1e-5,
+        temperature=1.0,
+        top_p=1.0,
+        top_k=0,
+        beta=0.0,
+        loss_type="grpo",
+        num_iterations=1,
+        seed=0,
+        dataloader_num_workers=0,
+        disable_tqdm=True,
     )
     trl_model, _ = load_model(f"{tmp}/model")
-    trainer = GRPOTrainer(model=trl_model, reward_funcs=reward_fn, args=trl_cfg, train_dataset=dataset,
-                          processing_class=tok)
+    trainer = GRPOTrainer(
+        model=trl_model, reward_funcs=reward_fn, args=trl_cfg, train_dataset=dataset, processing_class=tok
+    )
     marks: dict[str, float] = {}
 
     from transformers import TrainerCallback

@@ -42,7 +42,9 @@ def overlong_penalty(lengths: Tensor, max_len: int, buffer: int) -> Tensor:
     start = max_len - buffer
     lengths = lengths.float()
     soft = (start - lengths) / buffer
-    return torch.where(lengths <= start, torch.zeros_like(soft), torch.where(lengths <= max_len, soft, -torch.ones_like(soft)))
+    return torch.where(
+        lengths <= start, torch.zeros_like(soft), torch.where(lengths <= max_len, soft, -torch.ones_like(soft))
+    )
 
 
 # ============================================================ group statistics
@@ -105,7 +107,9 @@ def pure_min_form(token_rewards: Tensor, reward_positions: Tensor, mask: Tensor)
     tokens that carry a process reward. Shapes ``(B, T)`` -> ``(B, T)``.
     """
     big = torch.finfo(torch.float).max
-    r = torch.where(reward_positions.bool(), token_rewards.float(), torch.full_like(token_rewards, big, dtype=torch.float))
+    r = torch.where(
+        reward_positions.bool(), token_rewards.float(), torch.full_like(token_rewards, big, dtype=torch.float)
+    )
     # Suffix minimum: flip, cumulative min, flip back.
     suffix = torch.flip(torch.cummin(torch.flip(r, [1]), dim=1).values, [1])
     return torch.where(suffix >= big, torch.zeros_like(suffix), suffix) * mask
@@ -179,7 +183,9 @@ def vigor_allocation(first_rewards: list[list[float]], budget: int) -> list[int]
 
 
 # ============================================================ ratios, clipping, regularisers
-def ppo_clip_loss(logp: Tensor, old_logp: Tensor, adv: Tensor, eps_low: float, eps_high: float) -> tuple[Tensor, Tensor]:
+def ppo_clip_loss(
+    logp: Tensor, old_logp: Tensor, adv: Tensor, eps_low: float, eps_high: float
+) -> tuple[Tensor, Tensor]:
     """Token-level clipped surrogate of GRPO/DAPO (``eps_high > eps_low`` is clip-higher).
 
     ``rho_{i,t} = exp(logp - old_logp)``;
@@ -192,8 +198,15 @@ def ppo_clip_loss(logp: Tensor, old_logp: Tensor, adv: Tensor, eps_low: float, e
     return -torch.min(unclipped, clipped), (clipped < unclipped).float()
 
 
-def gspo_loss(logp: Tensor, old_logp: Tensor, adv: Tensor, mask: Tensor, eps_low: float, eps_high: float,
-              token_level: bool = False) -> tuple[Tensor, Tensor]:
+def gspo_loss(
+    logp: Tensor,
+    old_logp: Tensor,
+    adv: Tensor,
+    mask: Tensor,
+    eps_low: float,
+    eps_high: float,
+    token_level: bool = False,
+) -> tuple[Tensor, Tensor]:
     """GSPO and GSPO-token (Zheng et al. 2025, "Group Sequence Policy Optimization").
 
     Sequence ratio ``s_i = exp(mean_t (logp_{i,t} - old_{i,t}))`` (length-normalised);
@@ -224,8 +237,9 @@ def k3_kl(logp: Tensor, ref_logp: Tensor) -> Tensor:
 
 
 def tis_weights(old_logp: Tensor, sampler_logp: Tensor, cap: float) -> Tensor:
-    """Truncated importance sampling (Yao et al. 2025, "Your efficient RL framework secretly
-    brings you off-policy RL training").
+    """Truncated importance sampling of the sampler/trainer mismatch (TIS).
+
+    Yao et al. 2025, "Your efficient RL framework secretly brings you off-policy RL training".
 
     When the sampler's log-probs differ from the trainer's for the same policy (another
     kernel, precision or engine), each token's loss is weighted by

@@ -23,7 +23,8 @@ from codegym.learner.config import LearnerConfig
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``codegym train``."""
     p = argparse.ArgumentParser(
-        prog="codegym train", description="Train a causal LM on a codegym env with the GRPO family.",
+        prog="codegym train",
+        description="Train a causal LM on a codegym env with the GRPO family.",
         epilog="Any config field can be set as key=value; see LearnerConfig for the list.",
     )
     p.add_argument("--config", help="YAML file of LearnerConfig fields")
@@ -45,8 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.print_config:
         print(cfg.to_json())
         return 0
-    import codegym  # noqa: F401 - registers the env ids with Gymnasium
     from codegym.learner.trainer import Trainer
+
+    import codegym  # noqa: F401 - registers the env ids with Gymnasium
 
     result = Trainer(cfg).train()
     summary = {k: result.get(k) for k in ("before", "after", "steps", "plot", "out_dir")}

@@ -27,12 +27,20 @@ REWARD_TRANSFORMS = ("none", "leap")
 ALGORITHM_DEFAULTS: dict[str, dict[str, Any]] = {
     "grpo": {"loss_aggregation": "seq-mean-token-mean", "scale_rewards": True},
     "dr_grpo": {"loss_aggregation": "seq-mean-token-sum-norm", "scale_rewards": False},
-    "dapo": {"loss_aggregation": "token-mean", "scale_rewards": True, "epsilon_high": 0.28,
-             "dynamic_sampling": True, "overlong_buffer": "quarter"},
-    "gspo": {"loss_aggregation": "seq-mean-token-mean", "scale_rewards": True,
-             "epsilon": 3e-4, "epsilon_high": 4e-4},
-    "gspo_token": {"loss_aggregation": "seq-mean-token-mean", "scale_rewards": True,
-                   "epsilon": 3e-4, "epsilon_high": 4e-4},
+    "dapo": {
+        "loss_aggregation": "token-mean",
+        "scale_rewards": True,
+        "epsilon_high": 0.28,
+        "dynamic_sampling": True,
+        "overlong_buffer": "quarter",
+    },
+    "gspo": {"loss_aggregation": "seq-mean-token-mean", "scale_rewards": True, "epsilon": 3e-4, "epsilon_high": 4e-4},
+    "gspo_token": {
+        "loss_aggregation": "seq-mean-token-mean",
+        "scale_rewards": True,
+        "epsilon": 3e-4,
+        "epsilon_high": 4e-4,
+    },
     "bot_grpo": {"loss_aggregation": "token-mean", "scale_rewards": True},
     "pure": {"loss_aggregation": "token-mean", "scale_rewards": True},
 }
@@ -40,7 +48,7 @@ ALGORITHM_DEFAULTS: dict[str, dict[str, Any]] = {
 
 @dataclass
 class LearnerConfig:
-    """Configuration of a training run (``codegym train``).
+    r"""Configuration of a training run (``codegym train``).
 
     Model
         model (str, default ``"tiny"``): ``"tiny"`` builds a small Llama-style model from a
@@ -60,7 +68,7 @@ class LearnerConfig:
         eval_split (str, default ``"test"``): held-out split evaluated on.
         max_turns (int, default 1, >= 1): model turns per episode; observations the env
             writes between turns are appended to the context and masked out of the loss.
-        prompt_template (str, default ``"{observation}\\n"``): how an observation becomes
+        prompt_template (str, default ``"{observation}\n"``): how an observation becomes
             context text; must contain ``{observation}``.
         env_workers (int, default 4, >= 1): envs grading in parallel threads (forks of the
             env via ``env.unwrapped.fork()``; envs without ``fork`` grade one at a time).
@@ -221,19 +229,47 @@ class LearnerConfig:
         _choice("seq_mask", self.seq_mask, SEQ_MASKS)
         _choice("allocation", self.allocation, ALLOCATIONS)
         _choice("reward_transform", self.reward_transform, REWARD_TRANSFORMS)
-        for name, low in (("tiny_layers", 1), ("tiny_hidden", 16), ("tiny_heads", 1),
-                          ("max_turns", 1), ("env_workers", 1), ("num_generations", 2), ("tasks_per_step", 1),
-                          ("max_new_tokens", 1), ("max_prompt_tokens", 1), ("num_iterations", 1),
-                          ("eval_tasks", 1), ("sft_batch_size", 1)):
+        for name, low in (
+            ("tiny_layers", 1),
+            ("tiny_hidden", 16),
+            ("tiny_heads", 1),
+            ("max_turns", 1),
+            ("env_workers", 1),
+            ("num_generations", 2),
+            ("tasks_per_step", 1),
+            ("max_new_tokens", 1),
+            ("max_prompt_tokens", 1),
+            ("num_iterations", 1),
+            ("eval_tasks", 1),
+            ("sft_batch_size", 1),
+        ):
             if getattr(self, name) < low:
                 raise ValueError(f"{name} must be >= {low}, got {getattr(self, name)}")
-        for name in ("lora_rank", "steps", "sft_steps", "eval_every", "save_every", "top_k",
-                     "erpo_keep", "beta", "tis_cap", "entropy_ceiling", "pure_temperature", "outcome_weight",
-                     "torch_threads"):
+        for name in (
+            "lora_rank",
+            "steps",
+            "sft_steps",
+            "eval_every",
+            "save_every",
+            "top_k",
+            "erpo_keep",
+            "beta",
+            "tis_cap",
+            "entropy_ceiling",
+            "pure_temperature",
+            "outcome_weight",
+            "torch_threads",
+        ):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
-        for name in ("temperature", "learning_rate", "sft_learning_rate", "max_grad_norm",
-                     "epsilon", "seq_mask_threshold"):
+        for name in (
+            "temperature",
+            "learning_rate",
+            "sft_learning_rate",
+            "max_grad_norm",
+            "epsilon",
+            "seq_mask_threshold",
+        ):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
         if not 260 <= self.vocab_size <= 65536:
@@ -242,29 +278,35 @@ class LearnerConfig:
         if self.tiny_hidden % self.tiny_heads:
             raise ValueError(
                 f"tiny_hidden ({self.tiny_hidden}) must be divisible by tiny_heads "
-                f"({self.tiny_heads}); pick e.g. tiny_hidden={self.tiny_heads * 32}")
+                f"({self.tiny_heads}); pick e.g. tiny_hidden={self.tiny_heads * 32}"
+            )
         if self.epsilon_high < self.epsilon:
             raise ValueError(
                 f"epsilon_high ({self.epsilon_high}) must be >= epsilon ({self.epsilon}); "
-                "clip-higher widens only the upper range")
+                "clip-higher widens only the upper range"
+            )
         if self.overlong_buffer > self.max_new_tokens:
             raise ValueError(
                 f"overlong_buffer ({self.overlong_buffer}) must be <= max_new_tokens "
-                f"({self.max_new_tokens}); the buffer is the tail of the length budget")
+                f"({self.max_new_tokens}); the buffer is the tail of the length budget"
+            )
         if self.allocation == "vigor" and not 2 <= self.vigor_initial <= self.num_generations:
             raise ValueError(
                 f"vigor_initial ({self.vigor_initial}) must be in 2..num_generations "
-                f"({self.num_generations}): the first round needs two samples for a variance")
+                f"({self.num_generations}): the first round needs two samples for a variance"
+            )
         if self.erpo_keep and 2 * self.erpo_keep > self.num_generations:
             raise ValueError(
                 f"erpo_keep ({self.erpo_keep}) keeps the best and worst erpo_keep of a group, "
-                f"so 2*erpo_keep must be <= num_generations ({self.num_generations})")
+                f"so 2*erpo_keep must be <= num_generations ({self.num_generations})"
+            )
         if "{observation}" not in self.prompt_template:
             raise ValueError(f"prompt_template must contain '{{observation}}', got {self.prompt_template!r}")
         if self.model != "tiny" and not Path(self.model).exists():
             raise ValueError(
                 f"model must be 'tiny' or a local path to a Hugging Face model, got {self.model!r} "
-                "which does not exist; nothing is downloaded")
+                "which does not exist; nothing is downloaded"
+            )
 
     # ------------------------------------------------------------------ loading
     @classmethod
@@ -289,8 +331,9 @@ class LearnerConfig:
         if unknown:
             import difflib
 
-            hints = [f"{u} (did you mean {m[0]}?)" if (m := difflib.get_close_matches(u, known, 1)) else u
-                     for u in unknown]
+            hints = [
+                f"{u} (did you mean {m[0]}?)" if (m := difflib.get_close_matches(u, known, 1)) else u for u in unknown
+            ]
             raise ValueError(f"unknown config fields: {', '.join(hints)}")
         return cls(**data)
 

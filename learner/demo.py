@@ -11,13 +11,18 @@ import time
 from typing import Any
 
 import gymnasium as gym
-
 from codegym.learner.config import LearnerConfig
 
 
-def run_demo(steps: int = 3, out_dir: str = "runs/demo", env_id: str = "CodeGen-v0",
-             env_kwargs: dict[str, Any] | None = None, env: gym.Env | None = None,
-             progress: bool = True, **overrides: Any) -> dict[str, Any]:
+def run_demo(
+    steps: int = 3,
+    out_dir: str = "runs/demo",
+    env_id: str = "CodeGen-v0",
+    env_kwargs: dict[str, Any] | None = None,
+    env: gym.Env | None = None,
+    progress: bool = True,
+    **overrides: Any,
+) -> dict[str, Any]:
     """Warm-start a tiny model on gold solutions, run ``steps`` GRPO steps, evaluate.
 
     Args:
@@ -33,14 +38,29 @@ def run_demo(steps: int = 3, out_dir: str = "runs/demo", env_id: str = "CodeGen-
         ``before``/``after`` held-out metrics (``reward``, ``pass_rate``), ``sft_loss``
         (first, last), ``history`` (per-step train metrics), ``plot`` (PNG path),
         ``parameters`` and ``seconds``.
+
     """
-    import codegym  # noqa: F401 - registers the env ids
     from codegym.learner.trainer import Trainer
 
+    import codegym  # noqa: F401 - registers the env ids
+
     started = time.perf_counter()
-    fields = dict(model="tiny", steps=steps, sft_steps=150, sft_batch_size=16, sft_learning_rate=3e-3,
-                  num_generations=4, tasks_per_step=4, max_new_tokens=48, learning_rate=2e-4, eval_tasks=16,
-                  out_dir=out_dir, env_id=env_id, env_kwargs=dict(env_kwargs or {}), progress=progress)
+    fields = dict(
+        model="tiny",
+        steps=steps,
+        sft_steps=150,
+        sft_batch_size=16,
+        sft_learning_rate=3e-3,
+        num_generations=4,
+        tasks_per_step=4,
+        max_new_tokens=48,
+        learning_rate=2e-4,
+        eval_tasks=16,
+        out_dir=out_dir,
+        env_id=env_id,
+        env_kwargs=dict(env_kwargs or {}),
+        progress=progress,
+    )
     fields.update(overrides)
     cfg = LearnerConfig(**fields)
     own = env is None

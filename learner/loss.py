@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
-
 from codegym.learner import algorithms as alg
 from codegym.learner.config import LearnerConfig
 from codegym.learner.rollout import Sample
@@ -59,8 +58,14 @@ def make_batch(samples: Sequence[Sample], pad_id: int) -> Batch:
         per_tok["tr"][i, :n] = torch.tensor(s.token_rewards)
         per_tok["pos"][i, :n] = torch.tensor(s.reward_positions, dtype=torch.float)
     return Batch(
-        input_ids=input_ids, attention_mask=attn, index=index, tokens=tokens, mask=per_tok["mask"],
-        sampler_logp=per_tok["logp"], token_rewards=per_tok["tr"], reward_positions=per_tok["pos"],
+        input_ids=input_ids,
+        attention_mask=attn,
+        index=index,
+        tokens=tokens,
+        mask=per_tok["mask"],
+        sampler_logp=per_tok["logp"],
+        token_rewards=per_tok["tr"],
+        reward_positions=per_tok["pos"],
         rewards=torch.tensor([s.reward for s in samples], dtype=torch.float),
         group=torch.tensor([s.group for s in samples]),
         has_process=torch.tensor([s.has_process_reward for s in samples]),
@@ -68,8 +73,9 @@ def make_batch(samples: Sequence[Sample], pad_id: int) -> Batch:
     )
 
 
-def token_logprobs(model: torch.nn.Module, batch: Batch, temperature: float,
-                   with_entropy: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
+def token_logprobs(
+    model: torch.nn.Module, batch: Batch, temperature: float, with_entropy: bool = False
+) -> tuple[torch.Tensor, torch.Tensor | None]:
     """Log-prob ``(B, T)`` of each token under ``model`` (and the entropy, if asked)."""
     logits = model(input_ids=batch.input_ids, attention_mask=batch.attention_mask).logits  # (B, L, V)
     # Only the positions that predict a sampled token go through the softmax.
@@ -109,9 +115,15 @@ def advantages(batch: Batch, cfg: LearnerConfig) -> torch.Tensor:
 
 
 # ============================================================ the objective
-def policy_loss(logp: torch.Tensor, old_logp: torch.Tensor, adv: torch.Tensor, batch: Batch, cfg: LearnerConfig,
-                ref_logp: torch.Tensor | None = None, keep_tokens: torch.Tensor | None = None
-                ) -> tuple[torch.Tensor, dict[str, float]]:
+def policy_loss(
+    logp: torch.Tensor,
+    old_logp: torch.Tensor,
+    adv: torch.Tensor,
+    batch: Batch,
+    cfg: LearnerConfig,
+    ref_logp: torch.Tensor | None = None,
+    keep_tokens: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, dict[str, float]]:
     """Scalar loss and its diagnostics for one optimisation pass.
 
     Args:
@@ -122,13 +134,15 @@ def policy_loss(logp: torch.Tensor, old_logp: torch.Tensor, adv: torch.Tensor, b
         cfg: the config (algorithm, clip ranges, aggregation, beta, TIS, masks).
         ref_logp: ``(B, T)`` reference log-probs for the k3 KL (``beta > 0``).
         keep_tokens: ``(B, T)`` extra 0/1 mask (ERPO rank and entropy masks).
+
     """
     mask = batch.mask if keep_tokens is None else batch.mask * keep_tokens  # (B, T)
     seq_keep = alg.sequence_mask(logp, old_logp, batch.mask, cfg.seq_mask, cfg.seq_mask_threshold)  # (B,)
     mask = mask * seq_keep[:, None]
     if cfg.algorithm in ("gspo", "gspo_token"):
-        per_tok, clipped = alg.gspo_loss(logp, old_logp, adv, mask, cfg.epsilon, cfg.epsilon_high,
-                                         token_level=cfg.algorithm == "gspo_token")
+        per_tok, clipped = alg.gspo_loss(
+            logp, old_logp, adv, mask, cfg.epsilon, cfg.epsilon_high, token_level=cfg.algorithm == "gspo_token"
+        )
     else:
         per_tok, clipped = alg.ppo_clip_loss(logp, old_logp, adv, cfg.epsilon, cfg.epsilon_high)
     if cfg.tis_cap:

@@ -28,20 +28,35 @@ def build_tokenizer(texts: Iterable[str], vocab_size: int = 2048) -> PreTrainedT
     tok.decoder = decoders.ByteLevel()
     tok.post_processor = processors.ByteLevel(trim_offsets=False)
     trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size, special_tokens=[PAD, EOS], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        vocab_size=vocab_size,
+        special_tokens=[PAD, EOS],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
     tok.train_from_iterator(list(texts), trainer)
     return PreTrainedTokenizerFast(tokenizer_object=tok, pad_token=PAD, eos_token=EOS, padding_side="left")
 
 
-def build_tiny_model(tokenizer: PreTrainedTokenizerFast, layers: int = 4, hidden: int = 128, heads: int = 4,
-                     max_positions: int = 1024, seed: int = 0) -> LlamaForCausalLM:
+def build_tiny_model(
+    tokenizer: PreTrainedTokenizerFast,
+    layers: int = 4,
+    hidden: int = 128,
+    heads: int = 4,
+    max_positions: int = 1024,
+    seed: int = 0,
+) -> LlamaForCausalLM:
     """A small Llama-style causal LM with random weights (about 1 M parameters by default)."""
     config = LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=hidden, intermediate_size=4 * hidden, num_hidden_layers=layers,
-        num_attention_heads=heads, num_key_value_heads=heads, max_position_embeddings=max_positions,
-        tie_word_embeddings=True, pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id,
+        vocab_size=len(tokenizer),
+        hidden_size=hidden,
+        intermediate_size=4 * hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        num_key_value_heads=heads,
+        max_position_embeddings=max_positions,
+        tie_word_embeddings=True,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id,
         bos_token_id=tokenizer.eos_token_id,
     )
     torch.manual_seed(seed)
@@ -64,7 +79,9 @@ def add_lora(model: torch.nn.Module, rank: int) -> torch.nn.Module:
     """Wrap ``model`` with a ``peft`` LoRA adapter of ``rank`` on its attention projections."""
     from peft import LoraConfig, get_peft_model
 
-    targets = [n for n in ("q_proj", "k_proj", "v_proj", "o_proj", "c_attn") if any(n in k for k, _ in model.named_modules())]
+    targets = [
+        n for n in ("q_proj", "k_proj", "v_proj", "o_proj", "c_attn") if any(n in k for k, _ in model.named_modules())
+    ]
     return get_peft_model(model, LoraConfig(r=rank, lora_alpha=2 * rank, target_modules=targets, lora_dropout=0.0))
 
 

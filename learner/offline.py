@@ -45,11 +45,22 @@ def load_offline(path: str | Path, tokenizer: Any = None, template: str = "{obse
         group = groups.setdefault(key, len(groups))
         prompt_ids = list(tokenizer(template.format(observation=rec["prompt"]), add_special_tokens=False)["input_ids"])
         ids = list(tokenizer(rec["completion"], add_special_tokens=False)["input_ids"])
-        tr, touched = spans_to_token_rewards(token_offsets(tokenizer, ids, rec["completion"]), rec.get("token_rewards", []))
+        tr, touched = spans_to_token_rewards(
+            token_offsets(tokenizer, ids, rec["completion"]), rec.get("token_rewards", [])
+        )
         ids.append(tokenizer.eos_token_id)
-        samples.append(Sample(
-            task_id=key, group=group, prompt_ids=prompt_ids, token_ids=ids, sampler_logp=[0.0] * len(ids),
-            loss_mask=[1] * len(ids), token_rewards=tr + [0.0], reward_positions=touched + [0],
-            reward=float(rec["reward"]), text=[rec["completion"]],
-        ))
+        samples.append(
+            Sample(
+                task_id=key,
+                group=group,
+                prompt_ids=prompt_ids,
+                token_ids=ids,
+                sampler_logp=[0.0] * len(ids),
+                loss_mask=[1] * len(ids),
+                token_rewards=tr + [0.0],
+                reward_positions=touched + [0],
+                reward=float(rec["reward"]),
+                text=[rec["completion"]],
+            )
+        )
     return samples

@@ -24,7 +24,7 @@ def plot_run(metrics_path: str | Path, out_png: str | Path) -> Path:
     train = [r for r in recs if r.get("kind") == "train"]
     evals = [r for r in recs if r.get("kind") == "eval"]
     fig, axes = plt.subplots(2, 3, figsize=(12, 6))
-    for ax, name in zip(axes.flat, PANELS):
+    for ax, name in zip(axes.flat, PANELS, strict=True):
         xs = [r["step"] for r in train if name in r]
         ax.plot(xs, [r[name] for r in train if name in r], label="train")
         if name in ("reward", "pass_rate"):
@@ -39,8 +39,13 @@ def plot_run(metrics_path: str | Path, out_png: str | Path) -> Path:
     return out_png
 
 
-def plot_curves(curves: dict[str, tuple[list[float], list[float]]], out_png: str | Path, title: str,
-                ylabel: str, threshold: float | None = None) -> Path:
+def plot_curves(
+    curves: dict[str, tuple[list[float], list[float]]],
+    out_png: str | Path,
+    title: str,
+    ylabel: str,
+    threshold: float | None = None,
+) -> Path:
     """Several labelled ``(x, y)`` curves on one plot (used by the learning proofs)."""
     import matplotlib
 

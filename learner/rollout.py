@@ -10,8 +10,8 @@ marked so the trainer drops them instead of learning from a fake zero.
 from __future__ import annotations
 
 import inspect
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +36,7 @@ class Sample:
         infra_error: what broke, when the env reported an infrastructure failure.
         text: the actions the model wrote, one per turn.
         truncated: a turn ran out of ``max_new_tokens`` before the end token.
+
     """
 
     task_id: str
@@ -60,9 +61,17 @@ class Sample:
 
 # ============================================================ sampling
 @torch.no_grad()
-def generate(model: torch.nn.Module, contexts: Sequence[Sequence[int]], max_new_tokens: int, eos_id: int,
-             pad_id: int, temperature: float = 1.0, top_k: int = 0, greedy: bool = False,
-             generator: torch.Generator | None = None) -> tuple[list[list[int]], list[list[float]], list[bool]]:
+def generate(
+    model: torch.nn.Module,
+    contexts: Sequence[Sequence[int]],
+    max_new_tokens: int,
+    eos_id: int,
+    pad_id: int,
+    temperature: float = 1.0,
+    top_k: int = 0,
+    greedy: bool = False,
+    generator: torch.Generator | None = None,
+) -> tuple[list[list[int]], list[list[float]], list[bool]]:
     """Sample continuations of a batch of token contexts with a KV cache.
 
     Returns per row: the sampled ids (ending with ``eos_id`` when the model stopped), their
@@ -74,8 +83,8 @@ def generate(model: torch.nn.Module, contexts: Sequence[Sequence[int]], max_new_
     ids = torch.full((b, width), pad_id, dtype=torch.long)
     attn = torch.zeros((b, width), dtype=torch.long)
     for i, c in enumerate(contexts):  # left padding keeps every row's next token at the end
-        ids[i, width - len(c):] = torch.tensor(c, dtype=torch.long)
-        attn[i, width - len(c):] = 1
+        ids[i, width - len(c) :] = torch.tensor(c, dtype=torch.long)
+        attn[i, width - len(c) :] = 1
     ids, attn = ids.to(device), attn.to(device)
     pos = (attn.cumsum(-1) - 1).clamp(min=0)
     # transformers 5 names the KV cache ``cache``; 4.x named it ``past_key_values``.
@@ -106,8 +115,9 @@ def generate(model: torch.nn.Module, contexts: Sequence[Sequence[int]], max_new_
             break
         attn = torch.cat([attn, torch.ones((b, 1), dtype=attn.dtype, device=device)], 1)
         last = last + 1
-        out = model(input_ids=tok[:, None], attention_mask=attn, position_ids=last[:, None], use_cache=True,
-                    **{cache_kw: past})
+        out = model(
+            input_ids=tok[:, None], attention_mask=attn, position_ids=last[:, None], use_cache=True, **{cache_kw: past}
+        )
         past, logits = getattr(out, cache_kw), out.logits[:, -1].float()
     seqs = [tokens[i, : lengths[i]].tolist() for i in range(b)]
     lps = [logps[i, : lengths[i]].tolist() for i in range(b)]
@@ -136,7 +146,9 @@ def token_offsets(tokenizer: Any, ids: Sequence[int], text: str) -> list[tuple[i
     return offsets
 
 
-def spans_to_token_rewards(offsets: Sequence[tuple[int, int]], spans: Sequence[Sequence[float]]) -> tuple[list[float], list[int]]:
+def spans_to_token_rewards(
+    offsets: Sequence[tuple[int, int]], spans: Sequence[Sequence[float]]
+) -> tuple[list[float], list[int]]:
     """Map ``[start, end, value]`` character spans onto tokens.
 
     A token gets the value of every span it overlaps (overlapping spans add, as DESIGN.md
@@ -191,8 +203,14 @@ class RolloutSettings:
     prompt_template: str = "{observation}\n"
 
 
-def rollout(model: torch.nn.Module, tokenizer: Any, envs: Sequence[gym.Env], jobs: Sequence[tuple[str, int]],
-            settings: RolloutSettings, generator: torch.Generator | None = None) -> list[Sample]:
+def rollout(
+    model: torch.nn.Module,
+    tokenizer: Any,
+    envs: Sequence[gym.Env],
+    jobs: Sequence[tuple[str, int]],
+    settings: RolloutSettings,
+    generator: torch.Generator | None = None,
+) -> list[Sample]:
     """Run one episode per ``(task_id, group)`` job and return the samples.
 
     Generation is batched over all active episodes of a turn; grading runs in one thread per
@@ -201,11 +219,12 @@ def rollout(model: torch.nn.Module, tokenizer: Any, envs: Sequence[gym.Env], job
     persist between turns, so they run in chunks of ``len(envs)`` concurrent episodes.
     """
     if settings.max_turns == 1:
-        return _run_chunk(model, tokenizer, [envs[k % len(envs)] for k in range(len(jobs))], jobs, settings,
-                          generator, single=True)
+        return _run_chunk(
+            model, tokenizer, [envs[k % len(envs)] for k in range(len(jobs))], jobs, settings, generator, single=True
+        )
     samples: list[Sample] = []
     for k in range(0, len(jobs), len(envs)):
-        chunk = jobs[k: k + len(envs)]
+        chunk = jobs[k : k + len(envs)]
         samples += _run_chunk(model, tokenizer, list(envs[: len(chunk)]), chunk, settings, generator, single=False)
     return samples
 
@@ -226,26 +245,36 @@ def _in_threads(envs: list[gym.Env], items: list[int], fn: Any) -> dict[int, Any
         return {i: out for part in parts for i, out in part}
 
 
-def _run_chunk(model: torch.nn.Module, tokenizer: Any, envs: list[gym.Env], jobs: Sequence[tuple[str, int]],
-               s: RolloutSettings, generator: torch.Generator | None, single: bool) -> list[Sample]:
+def _run_chunk(
+    model: torch.nn.Module,
+    tokenizer: Any,
+    envs: list[gym.Env],
+    jobs: Sequence[tuple[str, int]],
+    s: RolloutSettings,
+    generator: torch.Generator | None,
+    single: bool,
+) -> list[Sample]:
     eos, pad = tokenizer.eos_token_id, tokenizer.pad_token_id
     samples, prompts_text = [], {}
     for k, (task_id, group) in enumerate(jobs):
         if task_id not in prompts_text or not single:
             env = envs[0] if single else envs[k]
             prompts_text[task_id] = s.prompt_template.format(observation=obs_text(reset_to(env, task_id)))
-        ids = _encode(tokenizer, prompts_text[task_id])[-s.max_prompt_tokens:]
+        ids = _encode(tokenizer, prompts_text[task_id])[-s.max_prompt_tokens :]
         samples.append(Sample(task_id=task_id, group=group, prompt_ids=ids))
     active = list(range(len(samples)))
     for _turn in range(s.max_turns):
         contexts = [samples[i].prompt_ids + samples[i].token_ids for i in active]
-        seqs, lps, stopped = generate(model, contexts, s.max_new_tokens, eos, pad, s.temperature, s.top_k, s.greedy,
-                                      generator)
-        new = {i: (ids, lp, stop) for i, ids, lp, stop in zip(active, seqs, lps, stopped)}
-        actions = {i: tokenizer.decode(ids[:-1] if stop else ids, skip_special_tokens=True)
-                   for i, (ids, _lp, stop) in new.items()}
+        seqs, lps, stopped = generate(
+            model, contexts, s.max_new_tokens, eos, pad, s.temperature, s.top_k, s.greedy, generator
+        )
+        new = {i: (ids, lp, stop) for i, ids, lp, stop in zip(active, seqs, lps, stopped, strict=True)}
+        actions = {
+            i: tokenizer.decode(ids[:-1] if stop else ids, skip_special_tokens=True)
+            for i, (ids, _lp, stop) in new.items()
+        }
 
-        def grade(i: int) -> tuple[Any, ...]:
+        def grade(i: int, actions: dict[int, str] = actions) -> tuple[Any, ...]:
             if single:
                 reset_to(envs[i], samples[i].task_id)
             return envs[i].step(actions[i])
@@ -257,8 +286,9 @@ def _run_chunk(model: torch.nn.Module, tokenizer: Any, envs: list[gym.Env], jobs
             sample, action = samples[i], actions[i]
             obs, reward, terminated, truncated, info = results[i]
             action_ids = ids[:-1] if stop else ids
-            tr, touched = spans_to_token_rewards(token_offsets(tokenizer, action_ids, action),
-                                                 info.get("token_rewards", []))
+            tr, touched = spans_to_token_rewards(
+                token_offsets(tokenizer, action_ids, action), info.get("token_rewards", [])
+            )
             pad_n = len(ids) - len(action_ids)
             sample.token_ids += ids
             sample.sampler_logp += lp

@@ -26,18 +26,30 @@ def sft_examples(env, task_ids: Sequence[str], template: str) -> list[tuple[str,
     return pairs
 
 
-def sft_train(model: torch.nn.Module, tokenizer, pairs: Sequence[tuple[str, str]], steps: int, lr: float,
-              batch_size: int, seed: int = 0, on_step=None) -> list[float]:
+def sft_train(
+    model: torch.nn.Module,
+    tokenizer,
+    pairs: Sequence[tuple[str, str]],
+    steps: int,
+    lr: float,
+    batch_size: int,
+    seed: int = 0,
+    on_step=None,
+    max_prompt_tokens: int = 256,
+    max_new_tokens: int = 256,
+) -> list[float]:
     """Train on ``prompt -> gold + EOS`` with the loss on the completion tokens only.
 
-    Returns the loss of each step; ``on_step(step, loss)`` is called after each.
+    Prompts keep their last ``max_prompt_tokens`` tokens and golds their first
+    ``max_new_tokens`` (what a rollout could produce). Returns the loss of each step;
+    ``on_step(step, loss)`` is called after each.
     """
     rng = random.Random(seed)
     data = []
     for prompt, gold in pairs:
         p = tokenizer(prompt, add_special_tokens=False)["input_ids"]
         c = tokenizer(gold, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
-        data.append((list(p), list(c)))
+        data.append((list(p)[-max_prompt_tokens:], list(c)[:max_new_tokens]))
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr, weight_decay=0.0)
     losses = []
     model.train()
@@ -49,7 +61,7 @@ def sft_train(model: torch.nn.Module, tokenizer, pairs: Sequence[tuple[str, str]
         attn = torch.zeros((len(chunk), width), dtype=torch.long)
         for i, (p, c) in enumerate(chunk):
             ids[i, : len(p) + len(c)] = torch.tensor(p + c)
-            labels[i, len(p): len(p) + len(c)] = torch.tensor(c)
+            labels[i, len(p) : len(p) + len(c)] = torch.tensor(c)
             attn[i, : len(p) + len(c)] = 1
         loss = model(input_ids=ids, attention_mask=attn, labels=labels).loss
         opt.zero_grad()

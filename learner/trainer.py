@@ -19,7 +19,6 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import torch
-
 from codegym.learner import algorithms as alg
 from codegym.learner.config import LearnerConfig
 from codegym.learner.loss import advantages, make_batch, policy_loss, token_logprobs
@@ -47,10 +46,16 @@ class Trainer:
             (not needed in offline mode).
         model: a causal LM; None builds the tiny model or loads ``cfg.model``.
         tokenizer: its tokenizer (required with ``model``).
+
     """
 
-    def __init__(self, cfg: LearnerConfig, env: gym.Env | None = None, model: torch.nn.Module | None = None,
-                 tokenizer: Any = None) -> None:
+    def __init__(
+        self,
+        cfg: LearnerConfig,
+        env: gym.Env | None = None,
+        model: torch.nn.Module | None = None,
+        tokenizer: Any = None,
+    ) -> None:
         self.cfg = cfg
         if cfg.torch_threads:
             torch.set_num_threads(cfg.torch_threads)
@@ -64,7 +69,9 @@ class Trainer:
         self.train_ids = task_refs(self.env, cfg.train_split) if self.env is not None else []
         self.eval_ids = task_refs(self.env, cfg.eval_split) if self.env is not None else []
         if self.env is not None and not self.train_ids:
-            raise ValueError(f"the env has no tasks in train_split={cfg.train_split!r}; set train_split to one of its splits")
+            raise ValueError(
+                f"the env has no tasks in train_split={cfg.train_split!r}; set train_split to one of its splits"
+            )
         self.envs = [self.env] if self.env is not None else []
         if cfg.env_workers > 1 and self.env is not None and hasattr(self.env.unwrapped, "fork"):
             # One fork per grading thread (multi-turn: per concurrent episode).
@@ -80,15 +87,23 @@ class Trainer:
         if cfg.lora_rank and not hasattr(model, "peft_config"):
             self.model = add_lora(model, cfg.lora_rank)
         self.ref: torch.nn.Module | None = None
-        self.opt = torch.optim.AdamW([p for p in self.model.parameters() if p.requires_grad], lr=cfg.learning_rate,
-                                     weight_decay=0.0)
+        self.opt = torch.optim.AdamW(
+            [p for p in self.model.parameters() if p.requires_grad], lr=cfg.learning_rate, weight_decay=0.0
+        )
         self.metrics_path = self.out / "metrics.jsonl"
         if resuming:
             self._load_state()
         elif self.metrics_path.exists():
             self.metrics_path.unlink()
-        self.settings = RolloutSettings(cfg.max_new_tokens, cfg.max_prompt_tokens, cfg.max_turns, cfg.temperature,
-                                        cfg.top_k, False, cfg.prompt_template)
+        self.settings = RolloutSettings(
+            cfg.max_new_tokens,
+            cfg.max_prompt_tokens,
+            cfg.max_turns,
+            cfg.temperature,
+            cfg.top_k,
+            False,
+            cfg.prompt_template,
+        )
 
     # ------------------------------------------------------------------ setup
     def _build_model(self) -> tuple[torch.nn.Module, Any]:
@@ -121,9 +136,18 @@ class Trainer:
             return []
         with Progress(disable=not self.cfg.progress) as bar:
             job = bar.add_task("sft warm start", total=self.cfg.sft_steps)
-            losses = sft_train(self.model, self.tokenizer, pairs, self.cfg.sft_steps, self.cfg.sft_learning_rate,
-                               self.cfg.sft_batch_size, self.cfg.seed,
-                               on_step=lambda i, loss: bar.update(job, advance=1, description=f"sft loss {loss:.3f}"))
+            losses = sft_train(
+                self.model,
+                self.tokenizer,
+                pairs,
+                self.cfg.sft_steps,
+                self.cfg.sft_learning_rate,
+                self.cfg.sft_batch_size,
+                self.cfg.seed,
+                max_prompt_tokens=self.cfg.max_prompt_tokens,
+                max_new_tokens=self.cfg.max_new_tokens,
+                on_step=lambda i, loss: bar.update(job, advance=1, description=f"sft loss {loss:.3f}"),
+            )
         self.sft_done = True
         if losses:
             self.log({"kind": "sft", "step": 0, "sft_loss_first": losses[0], "sft_loss_last": losses[-1]})
@@ -143,6 +167,10 @@ class Trainer:
             "pass_rate": float(np.mean([s.reward >= self.cfg.pass_threshold for s in ok])) if ok else 0.0,
             "n": len(ok),
         }
+        errors = [s.infra_error for s in samples if s.infra_error]
+        if errors:  # dropped from the metrics, but worth seeing
+            result["infra_errors"] = len(errors)
+            result["infra_error_example"] = errors[0][:300]
         self.log({"kind": "eval", "step": self.step, **result})
         return result
 
@@ -154,15 +182,22 @@ class Trainer:
         if cfg.allocation == "uniform":
             jobs = [(t, g) for g, t in enumerate(tasks) for _ in range(cfg.num_generations)]
             return rollout(self.model, self.tokenizer, self.envs, jobs, self.settings, self.generator)
-        first = rollout(self.model, self.tokenizer, self.envs,
-                        [(t, g) for g, t in enumerate(tasks) for _ in range(cfg.vigor_initial)], self.settings,
-                        self.generator)
+        first = rollout(
+            self.model,
+            self.tokenizer,
+            self.envs,
+            [(t, g) for g, t in enumerate(tasks) for _ in range(cfg.vigor_initial)],
+            self.settings,
+            self.generator,
+        )
         by_group: dict[int, list[float]] = defaultdict(list)
         for s in first:
             by_group[s.group].append(s.reward)
         extra = alg.vigor_allocation([by_group[g] for g in range(len(tasks))], cfg.num_generations)
         jobs = [(tasks[g], g) for g, k in enumerate(extra) for _ in range(k)]
-        return first + (rollout(self.model, self.tokenizer, self.envs, jobs, self.settings, self.generator) if jobs else [])
+        return first + (
+            rollout(self.model, self.tokenizer, self.envs, jobs, self.settings, self.generator) if jobs else []
+        )
 
     def update(self, samples: list[Sample]) -> dict[str, float]:
         """One GRPO-family update on ``samples``; infra-error samples are dropped, not zeroed."""
@@ -170,8 +205,10 @@ class Trainer:
         stats: dict[str, float] = {"infra_dropped": sum(1 for s in samples if s.infra_error)}
         samples = [s for s in samples if not s.infra_error]
         if samples and cfg.dynamic_sampling:
-            keep = alg.dynamic_sampling_keep(torch.tensor([s.reward for s in samples]), torch.tensor([s.group for s in samples]))
-            samples = [s for s, k in zip(samples, keep.tolist()) if k]
+            keep = alg.dynamic_sampling_keep(
+                torch.tensor([s.reward for s in samples]), torch.tensor([s.group for s in samples])
+            )
+            samples = [s for s, k in zip(samples, keep.tolist(), strict=True) if k]
         stats["samples_used"] = len(samples)
         if not samples:
             return stats
@@ -210,12 +247,15 @@ class Trainer:
         ok = [s for s in samples if not s.infra_error]
         self.step += 1
         record = {
-            "kind": "train", "step": self.step,
+            "kind": "train",
+            "step": self.step,
             "reward": float(np.mean([s.reward for s in ok])) if ok else 0.0,
             "pass_rate": float(np.mean([s.reward >= self.cfg.pass_threshold for s in ok])) if ok else 0.0,
             "length": float(np.mean([sum(s.loss_mask) for s in ok])) if ok else 0.0,
             "generated_tokens": sum(sum(s.loss_mask) for s in samples),
-            "rollout_s": t1 - t0, "update_s": time.perf_counter() - t1, **stats,
+            "rollout_s": t1 - t0,
+            "update_s": time.perf_counter() - t1,
+            **stats,
         }
         record["tokens_per_s"] = record["generated_tokens"] / max(time.perf_counter() - t0, 1e-9)
         self.log(record)
@@ -233,8 +273,14 @@ class Trainer:
             self.ref = copy.deepcopy(self.model).eval()
         before = self.evaluate() if self.step == 0 else {}
         history = []
-        with Progress(TextColumn("[bold]train"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                      TextColumn("{task.fields[info]}"), TimeElapsedColumn(), disable=not cfg.progress) as bar:
+        with Progress(
+            TextColumn("[bold]train"),
+            BarColumn(),
+            TextColumn("{task.completed}/{task.total}"),
+            TextColumn("{task.fields[info]}"),
+            TimeElapsedColumn(),
+            disable=not cfg.progress,
+        ) as bar:
             job = bar.add_task("rl", total=cfg.steps, completed=self.step, info="")
             while self.step < cfg.steps:
                 rec = self.train_step()
@@ -248,8 +294,15 @@ class Trainer:
         self.save()
         self.close()
         plot = plot_run(self.metrics_path, self.out / "metrics.png")
-        return {"before": before, "after": after, "steps": self.step, "history": history, "plot": str(plot),
-                "parameters": count_parameters(self.model), "out_dir": str(self.out)}
+        return {
+            "before": before,
+            "after": after,
+            "steps": self.step,
+            "history": history,
+            "plot": str(plot),
+            "parameters": count_parameters(self.model),
+            "out_dir": str(self.out),
+        }
 
     def train_offline(self) -> dict[str, Any]:
         """Train on logged rollouts (``cfg.offline_data``) with no sampling."""
@@ -265,8 +318,12 @@ class Trainer:
             history.append(rec)
         self.save()
         self.close()
-        return {"steps": self.step, "history": history, "out_dir": str(self.out),
-                "plot": str(plot_run(self.metrics_path, self.out / "metrics.png"))}
+        return {
+            "steps": self.step,
+            "history": history,
+            "out_dir": str(self.out),
+            "plot": str(plot_run(self.metrics_path, self.out / "metrics.png")),
+        }
 
     def close(self) -> None:
         """Close the env forks the trainer made (the env it was given stays open).
@@ -283,9 +340,17 @@ class Trainer:
         d.mkdir(parents=True, exist_ok=True)
         self.model.save_pretrained(d)
         self.tokenizer.save_pretrained(d)
-        torch.save({"step": self.step, "sft_done": self.sft_done, "opt": self.opt.state_dict(),
-                    "rng": self.rng.getstate(), "gen": self.generator.get_state(), "torch": torch.get_rng_state()},
-                   d / "state.pt")
+        torch.save(
+            {
+                "step": self.step,
+                "sft_done": self.sft_done,
+                "opt": self.opt.state_dict(),
+                "rng": self.rng.getstate(),
+                "gen": self.generator.get_state(),
+                "torch": torch.get_rng_state(),
+            },
+            d / "state.pt",
+        )
         (d / "config.json.learner").write_text(self.cfg.to_json())
         return d
 

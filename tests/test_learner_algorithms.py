@@ -4,7 +4,6 @@ import math
 
 import pytest
 import torch
-
 from codegym.learner import algorithms as alg
 
 approx = pytest.approx
@@ -88,8 +87,9 @@ def test_gspo_uses_one_length_normalised_ratio_per_sequence():
 
 def test_gspo_token_keeps_the_sequence_ratio_value_but_per_token_advantages():
     logp = torch.tensor([[0.2, 0.0]], requires_grad=True)
-    loss, _ = alg.gspo_loss(logp, torch.zeros(1, 2), torch.tensor([[1.0, 3.0]]), torch.ones(1, 2), 0.2, 0.2,
-                            token_level=True)
+    loss, _ = alg.gspo_loss(
+        logp, torch.zeros(1, 2), torch.tensor([[1.0, 3.0]]), torch.ones(1, 2), 0.2, 0.2, token_level=True
+    )
     s = math.exp(0.1)
     assert close(loss, [[-s, -3 * s]])
     loss.sum().backward()
@@ -113,8 +113,9 @@ def test_carm_masks_drift_that_the_geometric_mean_lets_cancel():
     assert alg.sequence_mask(logp + 1, old, mask, "geometric", 0.5).tolist() == [0.0, 0.0]
 
 
-@pytest.mark.parametrize("mode, want", [("token-mean", 2.0), ("seq-mean-token-mean", 2.25),
-                                        ("seq-mean-token-sum-norm", 0.75)])
+@pytest.mark.parametrize(
+    "mode, want", [("token-mean", 2.0), ("seq-mean-token-mean", 2.25), ("seq-mean-token-sum-norm", 0.75)]
+)
 def test_loss_aggregation_modes(mode, want):
     per_tok = torch.tensor([[1.0, 2, 9], [3, 9, 9]])
     mask = torch.tensor([[1.0, 1, 0], [1, 0, 0]])

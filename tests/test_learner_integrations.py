@@ -8,7 +8,11 @@ from codegym.integrations.trl import EnvReward, prompt_dataset
 
 def test_env_reward_grades_each_completion_on_its_own_task():
     reward = EnvReward(SpellEnv())
-    assert reward(prompts=["p"] * 3, completions=["cat", "cot", "dog"], task_id=["cat", "cat", "dog"]) == [1.0, 2 / 3, 1.0]
+    assert reward(prompts=["p"] * 3, completions=["cat", "cot", "dog"], task_id=["cat", "cat", "dog"]) == [
+        1.0,
+        2 / 3,
+        1.0,
+    ]
     assert reward.last_infos[1]["token_rewards"] == [[0, 1, 1.0], [2, 3, 1.0]]
     assert reward.__name__ == "codegym_SpellEnv"
 

@@ -13,7 +13,9 @@ import gymnasium as gym
 from codegym.core import CodeEnv, Outcome, Task
 
 WORDS = ["cat", "dog", "sun", "map", "cup", "pen", "box", "hat", "red", "bed", "key", "net"]
-TASKS = [{"id": w, "word": w, "split": "test" if i >= 10 else "train", "difficulty": "easy"} for i, w in enumerate(WORDS)]
+TASKS = [
+    {"id": w, "word": w, "split": "test" if i >= 10 else "train", "difficulty": "easy"} for i, w in enumerate(WORDS)
+]
 
 
 class SpellEnv(CodeEnv):
@@ -32,11 +34,16 @@ class SpellEnv(CodeEnv):
         if self.fail_every and self.steps_taken % self.fail_every == 0:
             return Outcome(0.0, infra_error="simulated sandbox crash")
         word = self.episode.task["word"]
-        good = [i for i, (a, b) in enumerate(zip(action, word)) if a == b]
+        good = [i for i, (a, b) in enumerate(zip(action, word, strict=False)) if a == b]
         exact = action == word
         reward = 1.0 if exact else len(good) / max(len(word), len(action), 1)
-        return Outcome(reward, {"match": reward}, "correct" if exact else f"not {action!r}; try again",
-                       token_rewards=[(i, i + 1, 1.0) for i in good], terminated=exact or self.max_turns == 1)
+        return Outcome(
+            reward,
+            {"match": reward},
+            "correct" if exact else f"not {action!r}; try again",
+            token_rewards=[(i, i + 1, 1.0) for i in good],
+            terminated=exact or self.max_turns == 1,
+        )
 
     def gold_action(self) -> str:
         return self.episode.task["word"]

@@ -6,26 +6,42 @@ import sys
 
 import pytest
 import torch
-from test_learner_toyenv import SpellEnv
-
 from codegym.learner.config import LearnerConfig
 from codegym.learner.loss import make_batch, token_logprobs
 from codegym.learner.rollout import RolloutSettings, rollout
 from codegym.learner.trainer import Trainer
+from test_learner_toyenv import SpellEnv
 
 
 def small(tmp_path, **kw):
-    fields = dict(tiny_layers=1, tiny_hidden=32, tiny_heads=2, vocab_size=300, num_generations=4, tasks_per_step=2,
-                  max_new_tokens=6, steps=1, eval_tasks=2, progress=False, out_dir=str(tmp_path / "run"),
-                  learning_rate=1e-3)
+    fields = dict(
+        tiny_layers=1,
+        tiny_hidden=32,
+        tiny_heads=2,
+        vocab_size=300,
+        num_generations=4,
+        tasks_per_step=2,
+        max_new_tokens=6,
+        steps=1,
+        eval_tasks=2,
+        progress=False,
+        out_dir=str(tmp_path / "run"),
+        learning_rate=1e-3,
+    )
     fields.update(kw)
     return LearnerConfig(**fields)
 
 
 def test_sampler_logprobs_equal_the_trainers_recomputed_logprobs(tmp_path):
     tr = Trainer(small(tmp_path), env=SpellEnv())
-    samples = rollout(tr.model, tr.tokenizer, tr.envs, [("cat", 0), ("dog", 0), ("sun", 1)],
-                      RolloutSettings(max_new_tokens=6), torch.Generator().manual_seed(0))
+    samples = rollout(
+        tr.model,
+        tr.tokenizer,
+        tr.envs,
+        [("cat", 0), ("dog", 0), ("sun", 1)],
+        RolloutSettings(max_new_tokens=6),
+        torch.Generator().manual_seed(0),
+    )
     batch = make_batch(samples, tr.tokenizer.pad_token_id)
     with torch.no_grad():
         logp, _ = token_logprobs(tr.model.eval(), batch, 1.0)
@@ -38,11 +54,17 @@ def test_sampler_logprobs_equal_the_trainers_recomputed_logprobs(tmp_path):
 
 def test_token_rewards_land_on_the_tokens_of_the_rewarded_characters(tmp_path):
     tr = Trainer(small(tmp_path), env=SpellEnv())
-    samples = rollout(tr.model, tr.tokenizer, tr.envs, [("cat", 0)] * 8, RolloutSettings(max_new_tokens=6),
-                      torch.Generator().manual_seed(1))
+    samples = rollout(
+        tr.model,
+        tr.tokenizer,
+        tr.envs,
+        [("cat", 0)] * 8,
+        RolloutSettings(max_new_tokens=6),
+        torch.Generator().manual_seed(1),
+    )
     for s in samples:
         text, pos = s.text[0], 0
-        for tok, r in zip(s.token_ids, s.token_rewards):
+        for tok, r in zip(s.token_ids, s.token_rewards, strict=True):
             piece = tr.tokenizer.decode([tok], skip_special_tokens=True)
             good = any(i < 3 and text[i] == "cat"[i] for i in range(pos, pos + len(piece)))
             assert (r > 0) == good
@@ -58,14 +80,19 @@ def test_multi_turn_observation_tokens_are_in_the_context_but_out_of_the_loss(tm
     for s in two_turns:
         first = s.loss_mask.index(0)
         n_obs = s.loss_mask[first:].index(1)
-        obs = tr.tokenizer.decode(s.token_ids[first: first + n_obs])
+        obs = tr.tokenizer.decode(s.token_ids[first : first + n_obs])
         assert obs == f"not {s.text[0]!r}; try again\n"
-        assert all(lp == 0.0 for lp in s.sampler_logp[first: first + n_obs])
+        assert all(lp == 0.0 for lp in s.sampler_logp[first : first + n_obs])
 
 
 ALGOS = [dict(algorithm=a) for a in ("grpo", "dr_grpo", "dapo", "gspo", "gspo_token", "bot_grpo", "pure")] + [
-    dict(beta=0.1), dict(num_iterations=2, seq_mask="carm"), dict(tis_cap=2.0), dict(allocation="vigor", vigor_initial=2),
-    dict(reward_transform="leap"), dict(erpo_keep=1, entropy_ceiling=5.0), dict(lora_rank=4),
+    dict(beta=0.1),
+    dict(num_iterations=2, seq_mask="carm"),
+    dict(tis_cap=2.0),
+    dict(allocation="vigor", vigor_initial=2),
+    dict(reward_transform="leap"),
+    dict(erpo_keep=1, entropy_ceiling=5.0),
+    dict(lora_rank=4),
 ]
 
 
@@ -80,7 +107,7 @@ def test_every_algorithm_runs_a_training_step_and_logs_finite_metrics(tmp_path, 
     assert (tmp_path / "run" / "metrics.png").stat().st_size > 0 and result["after"]["n"] == 2
     if any(abs(r.get("grad_norm", 0)) > 0 for r in train):
         after = [p for p in tr.model.parameters() if p.requires_grad]
-        assert any(not torch.equal(a, b) for a, b in zip(after, before))
+        assert any(not torch.equal(a, b) for a, b in zip(after, before, strict=True))
 
 
 def test_infra_error_samples_are_dropped_not_learned_as_zero(tmp_path):
@@ -109,9 +136,16 @@ def test_same_seed_gives_the_same_run(tmp_path):
 
 def test_offline_mode_trains_from_logged_jsonl_without_an_env(tmp_path):
     log = tmp_path / "log.jsonl"
-    rows = [{"prompt": "spell cat", "completion": c, "reward": r, "task_id": "cat",
-             "token_rewards": [[0, 1, 1.0]] if c[0] == "c" else []}
-            for c, r in (("cat", 1.0), ("cot", 0.67), ("dog", 0.0))]
+    rows = [
+        {
+            "prompt": "spell cat",
+            "completion": c,
+            "reward": r,
+            "task_id": "cat",
+            "token_rewards": [[0, 1, 1.0]] if c[0] == "c" else [],
+        }
+        for c, r in (("cat", 1.0), ("cot", 0.67), ("dog", 0.0))
+    ]
     rows.append({"prompt": "spell cat", "completion": "x", "reward": 0.0, "infra_error": "crash"})
     log.write_text("\n".join(json.dumps(r) for r in rows))
     tr = Trainer(small(tmp_path, offline_data=str(log), steps=2, algorithm="bot_grpo"))
@@ -129,9 +163,24 @@ def test_cli_trains_a_registered_env_and_rejects_bad_config(tmp_path, capsys):
     from codegym.learner.cli import main
 
     out = tmp_path / "cli"
-    assert main(["env_id=LearnerSpell-v0", "steps=1", "tiny_layers=1", "tiny_hidden=32", "vocab_size=300",
-                 "num_generations=2", "tasks_per_step=1", "max_new_tokens=4", "eval_tasks=1", "progress=false",
-                 f"out_dir={out}"]) == 0
+    assert (
+        main(
+            [
+                "env_id=LearnerSpell-v0",
+                "steps=1",
+                "tiny_layers=1",
+                "tiny_hidden=32",
+                "vocab_size=300",
+                "num_generations=2",
+                "tasks_per_step=1",
+                "max_new_tokens=4",
+                "eval_tasks=1",
+                "progress=false",
+                f"out_dir={out}",
+            ]
+        )
+        == 0
+    )
     assert (out / "metrics.jsonl").exists() and (out / "checkpoint" / "state.pt").exists()
     assert main(["tiny_hidden=30", "tiny_heads=4"]) == 2
     assert "tiny_hidden (30) must be divisible by tiny_heads (4)" in capsys.readouterr().err
@@ -156,6 +205,28 @@ def test_choosing_an_algorithm_sets_its_papers_defaults_unless_overridden():
 
 
 def test_the_learner_never_imports_a_codegym_family():
-    code = ("import sys, codegym.learner.trainer, codegym.learner.cli, codegym.learner.demo;"
-            "bad=[m for m in sys.modules if m.startswith('codegym.envs')]; assert not bad, bad")
+    code = (
+        "import sys, codegym.learner.trainer, codegym.learner.cli, codegym.learner.demo;"
+        "bad=[m for m in sys.modules if m.startswith('codegym.envs')]; assert not bad, bad"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_run_demo_warm_starts_trains_and_evaluates(tmp_path):
+    from codegym.learner.demo import run_demo
+
+    out = run_demo(
+        steps=1,
+        out_dir=str(tmp_path / "demo"),
+        env_id="LearnerSpell-v0",
+        progress=False,
+        tiny_layers=1,
+        tiny_hidden=32,
+        tiny_heads=2,
+        vocab_size=300,
+        sft_steps=8,
+        max_new_tokens=6,
+        eval_tasks=2,
+    )
+    assert out["steps"] == 1 and out["sft_loss"][1] < out["sft_loss"][0]
+    assert set(out["after"]) == {"reward", "pass_rate", "n"} and out["seconds"] > 0

@@ -46,6 +46,7 @@ class EnvReward:
 
     Attributes:
         last_infos: the ``info`` dicts of the last call (for token rewards, audits, feedback).
+
     """
 
     def __init__(self, env: gym.Env | str, env_kwargs: dict[str, Any] | None = None, task_key: str = "task_id") -> None:
@@ -54,8 +55,9 @@ class EnvReward:
         self.last_infos: list[dict[str, Any]] = []
         self.__name__ = f"codegym_{getattr(self.env.spec, 'id', None) or type(self.env.unwrapped).__name__}"
 
-    def __call__(self, prompts: list[Any] | None = None, completions: list[Any] | None = None,
-                 **columns: Any) -> list[float | None]:
+    def __call__(
+        self, prompts: list[Any] | None = None, completions: list[Any] | None = None, **columns: Any
+    ) -> list[float | None]:
         """Rewards of ``completions``; ``columns[task_key]`` names each one's task."""
         if completions is None:
             raise ValueError("EnvReward needs completions=[...] (TRL passes them as a keyword)")
@@ -64,10 +66,11 @@ class EnvReward:
             raise ValueError(
                 f"EnvReward needs a {self.task_key!r} dataset column with one task id per completion, got "
                 f"{None if task_ids is None else len(task_ids)} for {len(completions)} completions; "
-                "build the dataset with codegym.integrations.trl.prompt_dataset(env)")
+                "build the dataset with codegym.integrations.trl.prompt_dataset(env)"
+            )
         rewards: list[float | None] = []
         self.last_infos = []
-        for task_id, completion in zip(task_ids, completions):
+        for task_id, completion in zip(task_ids, completions, strict=True):
             self.env.reset(options={"task_id": task_id})
             _obs, reward, _term, _trunc, info = self.env.step(_completion_text(completion))
             self.last_infos.append(info)
@@ -79,8 +82,9 @@ class EnvReward:
         self.env.close()
 
 
-def prompt_dataset(env: gym.Env, split: str | None = "train", template: str = "{observation}\n",
-                   as_hf: bool = True) -> Any:
+def prompt_dataset(
+    env: gym.Env, split: str | None = "train", template: str = "{observation}\n", as_hf: bool = True
+) -> Any:
     """Rows ``{"prompt": text, "task_id": id}``, one per task of ``split`` (``env.unwrapped.tasks``).
 
     Returns a ``datasets.Dataset`` when ``as_hf`` and the ``datasets`` package is installed,
