@@ -105,12 +105,16 @@ class SimilarityTracker:
             diff = render.astype(np.float64) - self._target_f
             self._sq = np.einsum("hwc,hwc->hw", diff, diff)
         else:
-            changed = np.any(render != self._prev, axis=2)
-            rows, cols = np.any(changed, axis=1), np.any(changed, axis=0)
-            if not rows.any():
+            # The changed box; reductions run along contiguous rows (an any() over the
+            # channel axis is ~15x slower and was most of the grading time).
+            h, w = render.shape[:2]
+            changed = np.not_equal(render, self._prev).reshape(h, -1)
+            rows = np.flatnonzero(changed.any(axis=1))
+            if rows.size == 0:
                 return self._last
-            r0, r1 = int(np.argmax(rows)), len(rows) - int(np.argmax(rows[::-1]))
-            c0, c1 = int(np.argmax(cols)), len(cols) - int(np.argmax(cols[::-1]))
+            r0, r1 = int(rows[0]), int(rows[-1]) + 1
+            cols = np.flatnonzero(changed[r0:r1].any(axis=0).reshape(w, -1).any(axis=1))
+            c0, c1 = int(cols[0]), int(cols[-1]) + 1
             assert self._prev_grey is not None and self._smap is not None and self._sq is not None
             patch = render[r0:r1, c0:c1]
             self._prev_grey[r0:r1, c0:c1] = grey(patch)
