@@ -318,3 +318,45 @@ def test_a_crashing_attempt_is_an_error_not_a_harness_exit(env: CodeGenEnv) -> N
     assert "signal 11" in info["verdict"]["tests"][2]["trace"]
     assert reward == pytest.approx(7 / 8)
     assert "harness_exit" not in info["audit"]["flags"]
+
+
+def test_gold_passes_and_the_env_leaks_nothing_on_each_sandbox_backend(backend: str) -> None:
+    from leaks import containers, sandbox_processes, work_dirs
+
+    dirs, boxes = work_dirs(), containers()
+    e = CodeGenEnv(
+        tasks=[
+            ADD3,
+            ECHO,
+            {
+                **ECHO,
+                "id": "sum-cpp",
+                "language": "cpp",
+                "gold": "#include <iostream>\nint main(){long a,b;std::cin>>a>>b;std::cout<<a+b<<std::endl;}\n",
+            },
+        ],
+        sandbox=backend,
+    )
+    try:
+        for tid in ("add3", "sum-io", "sum-cpp"):
+            e.reset(options={"task_id": tid})
+            assert e.step(e.gold_action())[1] == 1.0
+        # a daemon left behind by an attempt must not survive the run
+        e.reset(options={"task_id": "add3"})
+        e.step(
+            "```python\nimport subprocess\nsubprocess.Popen(['sleep', '317.25'], start_new_session=True)\n"
+            "def f(x):\n    return 0\n```"
+        )
+    finally:
+        e.close()
+    # other suites' sandboxes may be alive beside ours: count only processes with our marker
+    assert [p for p in sandbox_processes("sleep 317.25") if b"317.25" in _cmdline(p)] == []
+    assert work_dirs() <= dirs and containers() <= boxes
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
