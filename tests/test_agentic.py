@@ -12,10 +12,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import BACKENDS
-from leaks import containers
-from gymnasium.utils.env_checker import check_env
-
 from codegym.envs.agentic import CodeRepairEnv, TerminalEnv, TestGenEnv
 from codegym.envs.agentic.audit import audit_commands
 from codegym.envs.agentic.harness import parse_bash, parse_editor
@@ -25,11 +21,18 @@ from codegym.envs.agentic.pytest_report import parse_report
 from codegym.envs.agentic.sampler import FrontierSampler
 from codegym.envs.agentic.synth import main as synth_main
 from codegym.wrappers.recovery import RecoveryWrapper
+from conftest import BACKENDS
+from gymnasium.utils.env_checker import check_env
+from leaks import containers
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 EDIT_TASK = "textkit.case.camel_to_snake.drop_condition.0"  # one-line fix, one mutant
 WRAP_TASK = "textkit.wrap.wrap.flip_operator.1"
 TEST_FILE = "tests/test_case.py"
+PASS_ALL_HOOK = (
+    "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\n"
+    "def pytest_runtest_makereport(item, call):\n    out = yield\n    out.get_result().outcome = 'passed'\n"
+)
 FIX_OLD, FIX_NEW = "        if ch.isupper():\n", "        if ch.isupper() and i > 0:\n"
 
 
@@ -81,11 +84,13 @@ def test_diff_parser_splits_files_and_hunks_at_their_offsets():
     assert [f.status for f in files] == ["modified", "added"]
     assert len(files[0].hunks) == 2
     for hunk in files[0].hunks:
-        assert text[hunk.start:hunk.end] == hunk.text and hunk.text.startswith("@@")
+        assert text[hunk.start : hunk.end] == hunk.text and hunk.text.startswith("@@")
 
 
 def test_test_paths_cover_tests_conftest_and_runner_files():
-    assert all(is_test_path(p) for p in ("tests/x.py", "pkg/test_a.py", "a_test.py", "conftest.py", "pytest.ini", "x.pth"))
+    assert all(
+        is_test_path(p) for p in ("tests/x.py", "pkg/test_a.py", "a_test.py", "conftest.py", "pytest.ini", "x.pth")
+    )
     assert not any(is_test_path(p) for p in ("pkg/core.py", "testing_utils_helper.md", "contest.py"))
 
 
@@ -191,14 +196,21 @@ def test_noop_submit_earns_zero_and_names_the_failing_tests():
 def test_leave_one_hunk_out_credits_the_fixing_hunk_and_not_the_idle_one():
     env = repair()
     fixed = source("textkit/case.py").replace(FIX_OLD, FIX_NEW)
-    idle = source("textkit/wrap.py").replace('"""Wrapping, truncation and padding."""', '"""Wrapping, truncation, padding."""')
-    action = "```diff\n" + file_diff("textkit/case.py", source("textkit/case.py"), fixed) + file_diff("textkit/wrap.py", source("textkit/wrap.py"), idle) + "```"
+    idle = source("textkit/wrap.py").replace(
+        '"""Wrapping, truncation and padding."""', '"""Wrapping, truncation, padding."""'
+    )
+    action = (
+        "```diff\n"
+        + file_diff("textkit/case.py", source("textkit/case.py"), fixed)
+        + file_diff("textkit/wrap.py", source("textkit/wrap.py"), idle)
+        + "```"
+    )
     _, reward, _, _, info = env.step(action)
     env.close()
     assert reward == 1.0
     spans = info["token_rewards"]
     assert len(spans) == 1 and spans[0][2] == 1.0
-    assert "and i > 0" in action[spans[0][0]:spans[0][1]]
+    assert "and i > 0" in action[spans[0][0] : spans[0][1]]
 
 
 def test_bash_session_keeps_cwd_and_variables_then_reaches_gold():
@@ -270,7 +282,7 @@ def test_deleted_tests_are_flagged_and_earn_nothing():
 
 def test_conftest_that_passes_every_test_is_flagged_and_not_rewarded():
     env = repair()
-    hook = "import pytest\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    out = yield\n    out.get_result().outcome = 'passed'\n"
+    hook = PASS_ALL_HOOK
     _, reward, _, _, info = env.step(diff("conftest.py", None, hook))
     env.close()
     assert reward == 0.0 and "conftest_trick" in info["audit"]["flags"]
@@ -322,7 +334,9 @@ def test_git_history_of_the_future_is_absent_and_probing_it_is_flagged():
 
 def test_network_use_fails_in_the_sandbox_and_is_flagged():
     env = repair("bash")
-    obs, *_ = env.step("python -c \"import urllib.request; urllib.request.urlopen('http://example.com', timeout=3)\"; curl -sS http://example.com")
+    obs, *_ = env.step(
+        "python -c \"import urllib.request; urllib.request.urlopen('http://example.com', timeout=3)\"; curl -sS http://example.com"
+    )
     assert "exit code 0" not in obs
     _, reward, _, _, info = env.step(env.gold_action())
     env.close()
@@ -331,8 +345,14 @@ def test_network_use_fails_in_the_sandbox_and_is_flagged():
 
 # ---------------------------------------------------------------------------------- SWE-bench JSONL
 def _git(cwd: Path, *args: str) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@x",
-           "HOME": str(cwd), "PATH": "/usr/bin:/bin"}
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@x",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@x",
+        "HOME": str(cwd),
+        "PATH": "/usr/bin:/bin",
+    }
     return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
 
 
@@ -345,22 +365,32 @@ def test_swebench_jsonl_loads_unchanged_and_grades_from_a_local_mirror(tmp_path)
     (mirror / "textkit" / "__init__.py").write_text("")
     (mirror / "textkit" / "case.py").write_text(buggy)
     (mirror / "pyproject.toml").write_text("[tool.pytest.ini_options]\npythonpath = ['.']\n")
-    (mirror / "tests" / "test_old.py").write_text("from textkit.case import slugify\n\n\ndef test_slug():\n    assert slugify('A b') == 'a-b'\n")
+    (mirror / "tests" / "test_old.py").write_text(
+        "from textkit.case import slugify\n\n\ndef test_slug():\n    assert slugify('A b') == 'a-b'\n"
+    )
     _git(mirror, "init", "-q", "-b", "main")
     _git(mirror, "add", ".")
     _git(mirror, "commit", "-q", "-m", "base")
     base = _git(mirror, "rev-parse", "HEAD").strip()
-    new_test = "from textkit.case import camel_to_snake\n\n\ndef test_leading_capital():\n    assert camel_to_snake('HttpServer') == 'http_server'\n"
+    new_test = (
+        "from textkit.case import camel_to_snake\n\n\n"
+        "def test_leading_capital():\n    assert camel_to_snake('HttpServer') == 'http_server'\n"
+    )
     (mirror / "textkit" / "case.py").write_text(buggy.replace(FIX_OLD, FIX_NEW))
     _git(mirror, "commit", "-q", "-am", "the future: the fix")  # must never be visible to the agent
     instance = {
-        "instance_id": "acme__textkit-1", "repo": "acme/textkit", "base_commit": base,
+        "instance_id": "acme__textkit-1",
+        "repo": "acme/textkit",
+        "base_commit": base,
         "patch": file_diff("textkit/case.py", buggy, buggy.replace(FIX_OLD, FIX_NEW)),
         "test_patch": file_diff("tests/test_new.py", None, new_test),
         "problem_statement": "camel_to_snake('HttpServer') gives '_http_server'",
         "FAIL_TO_PASS": json.dumps(["tests/test_new.py::test_leading_capital"]),
         "PASS_TO_PASS": json.dumps(["tests/test_old.py::test_slug"]),
-        "version": "0.1", "created_at": "2024-01-01", "hints_text": "", "environment_setup_commit": base,
+        "version": "0.1",
+        "created_at": "2024-01-01",
+        "hints_text": "",
+        "environment_setup_commit": base,
     }
     (tmp_path / "swe.jsonl").write_text(json.dumps(instance) + "\n")
     env = CodeRepairEnv(tasks=tmp_path / "swe.jsonl", repo_root=tmp_path / "mirrors", sandbox="local", harness="bash")
@@ -382,15 +412,20 @@ def test_synthesis_turns_a_small_repository_into_gradable_tasks(tmp_path):
     (repo / "tests").mkdir()
     (repo / "mini" / "__init__.py").write_text("")
     (repo / "mini" / "core.py").write_text(
-        "def clip(x, lo, hi):\n    if x < lo:\n        return lo\n    if x > hi:\n        return hi\n    return x\n")
+        "def clip(x, lo, hi):\n    if x < lo:\n        return lo\n    if x > hi:\n        return hi\n    return x\n"
+    )
     (repo / "tests" / "test_core.py").write_text(
         "from mini.core import clip\n\n\ndef test_low():\n    assert clip(-5, 0, 10) == 0\n\n\n"
-        "def test_high():\n    assert clip(50, 0, 10) == 10\n\n\ndef test_inside():\n    assert clip(5, 0, 10) == 5\n")
+        "def test_high():\n    assert clip(50, 0, 10) == 10\n\n\ndef test_inside():\n    assert clip(5, 0, 10) == 5\n"
+    )
     (repo / "pyproject.toml").write_text("[tool.pytest.ini_options]\npythonpath = ['.']\n")
     out = tmp_path / "tasks"
-    assert synth_main(["--repo", str(repo), "--out", str(out), "--max-tasks", "2", "--max-candidates", "6", "--seed", "0"]) == 0
+    assert (
+        synth_main(["--repo", str(repo), "--out", str(out), "--max-tasks", "1", "--max-candidates", "4", "--seed", "0"])
+        == 0
+    )
     tasks = sorted(out.iterdir())
-    assert 1 <= len(tasks) <= 2
+    assert len(tasks) == 1
     meta = (tasks[0] / "task.toml").read_text()
     assert "fail_to_pass" in meta and "pass_to_pass" in meta
     env = CodeRepairEnv(tasks=out, sandbox="local")
@@ -443,7 +478,7 @@ def test_fork_and_restore_keep_work_dir_and_shell_state_apart(backend):
 
 # ---------------------------------------------------------------------------------- other families
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_seeded_sample_of_repair_and_terminal_tasks_gold_full_noop_zero(backend):
+def test_seeded_sample_repair_task_gold_full_noop_zero(backend):
     rng = np.random.default_rng(20261202)
     env = CodeRepairEnv(sandbox=backend, hunk_credit=False)
     task = env.tasks.ids[int(rng.integers(len(env.tasks)))]
@@ -454,16 +489,21 @@ def test_seeded_sample_of_repair_and_terminal_tasks_gold_full_noop_zero(backend)
     bash.reset(options={"task_id": task})
     _, noop, *_ = bash.step("submit")
     bash.close()
-    term = TerminalEnv(sandbox=backend)
-    ttask = term.tasks.ids[int(rng.integers(len(term.tasks)))]
-    term.reset(options={"task_id": ttask})
-    _, tgold, *_ = term.step(term.gold_action())
-    term.reset(options={"task_id": ttask})
-    _, tnoop, *_ = term.step("submit")
-    term.close()
-    assert (gold, noop, tgold, tnoop) == (1.0, 0.0, 1.0, 0.0), (task, ttask)
+    assert (gold, noop) == (1.0, 0.0), task
     if backend == "docker":
         assert not containers()
+
+
+def test_seeded_sample_terminal_task_gold_full_noop_zero():
+    rng = np.random.default_rng(20261202)
+    term = TerminalEnv(sandbox="local")
+    task = term.tasks.ids[int(rng.integers(len(term.tasks)))]
+    term.reset(options={"task_id": task})
+    _, gold, *_ = term.step(term.gold_action())
+    term.reset(options={"task_id": task})
+    _, noop, *_ = term.step("submit")
+    term.close()
+    assert (gold, noop) == (1.0, 0.0), task
 
 
 def test_terminal_setup_script_builds_git_history_and_editor_harness_solves():
@@ -479,11 +519,11 @@ def test_terminal_setup_script_builds_git_history_and_editor_harness_solves():
 def test_terminal_verifier_ignores_agent_conftest_and_reward_files():
     env = TerminalEnv(sandbox="local")
     env.reset(options={"task_id": "dedupe-emails"})
-    hook = "import pytest\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    out = yield\n    out.get_result().outcome = 'passed'\n"
+    hook = PASS_ALL_HOOK
     env.sandbox.write_file("conftest.py", hook)
     env.sandbox.write_file(".codegym/conftest.py", hook)
     env.sandbox.write_file("pytest.py", "raise SystemExit(0)\n")
-    _, reward, *_ , info = env.step("echo 1.0 > reward.txt\nsubmit")
+    _, reward, *_, info = env.step("echo 1.0 > reward.txt\nsubmit")
     env.close()
     assert reward == 0.0 and info["verdict"]["valid"] and info["verdict"]["passed"] == 0
 
@@ -498,16 +538,24 @@ def test_testgen_gold_tests_earn_full_reward_and_trivial_tests_are_flagged():
     _, trivial, _, _, info = env.step("```python\ndef test_nothing():\n    assert 1 + 1 == 2\n```")
     assert trivial == 0.0 and "always_pass_tests" in info["audit"]["flags"]
     env.reset(options={"task_id": EDIT_TASK})
-    _, broken, _, _, info = env.step("```python\nfrom textkit.case import camel_to_snake\n\ndef test_wrong():\n    assert camel_to_snake('A') == 'nope'\n```")
+    _, broken, _, _, info = env.step(
+        "```python\nfrom textkit.case import camel_to_snake\n\n"
+        "def test_wrong():\n    assert camel_to_snake('A') == 'nope'\n```"
+    )
     assert broken == 0.0 and "always_fail_tests" in info["audit"]["flags"]
     env.reset(options={"task_id": EDIT_TASK})
-    _, net, _, _, info = env.step("```python\nimport socket\n\ndef test_x():\n    socket.create_connection(('example.com', 80))\n```")
+    _, net, _, _, info = env.step(
+        "```python\nimport socket\n\ndef test_x():\n    socket.create_connection(('example.com', 80))\n```"
+    )
     env.close()
     assert net == 0.0 and "network_use" in info["audit"]["flags"] and not info["verdict"]["qualified"]
 
 
-@pytest.mark.parametrize("make", [lambda: CodeRepairEnv(sandbox="local"), lambda: TestGenEnv(sandbox="local"),
-                                  lambda: TerminalEnv(sandbox="local")], ids=["repair", "testgen", "terminal"])
+@pytest.mark.parametrize(
+    "make",
+    [lambda: CodeRepairEnv(sandbox="local"), lambda: TestGenEnv(sandbox="local"), lambda: TerminalEnv(sandbox="local")],
+    ids=["repair", "testgen", "terminal"],
+)
 def test_check_env_passes(make):
     env = make()
     check_env(env, skip_render_check=True)
@@ -526,5 +574,7 @@ def test_registered_ids_make_the_three_envs():
 
 
 def test_unknown_harness_is_refused_with_the_choices():
-    with pytest.raises(ValueError, match=r"harness='shell' is not supported by TerminalEnv; use one of \['bash', 'editor'\]"):
+    with pytest.raises(
+        ValueError, match=r"harness='shell' is not supported by TerminalEnv; use one of \['bash', 'editor'\]"
+    ):
         TerminalEnv(harness="shell")

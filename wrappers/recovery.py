@@ -34,6 +34,7 @@ class RecoveryWrapper(gym.Wrapper):
         env: an env whose unwrapped env has ``restart_attempt(preface)``.
         max_attempts: attempts per episode (>= 1).
         solved_reward: an attempt with at least this reward counts as solved.
+
     """
 
     def __init__(self, env: gym.Env, max_attempts: int = 3, solved_reward: float = 1.0) -> None:
@@ -41,7 +42,9 @@ class RecoveryWrapper(gym.Wrapper):
         if max_attempts < 1:
             raise ValueError(f"max_attempts must be >= 1, got {max_attempts}")
         if not hasattr(env.unwrapped, "restart_attempt"):
-            raise TypeError(f"RecoveryWrapper needs an env with restart_attempt(preface); {type(env.unwrapped).__name__} has none")
+            raise TypeError(
+                f"RecoveryWrapper needs an env with restart_attempt(preface); {type(env.unwrapped).__name__} has none"
+            )
         self.max_attempts, self.solved_reward = max_attempts, solved_reward
         self._chains = 0
         self._chain_id = ""
@@ -59,8 +62,14 @@ class RecoveryWrapper(gym.Wrapper):
         return obs, info
 
     def _info(self, attempt_reward: float | None, restarted: bool) -> dict[str, Any]:
-        return {"chain_id": self._chain_id, "attempt": self._attempt, "attempt_id": self._ids[-1],
-                "attempt_ids": list(self._ids), "attempt_reward": attempt_reward, "restarted": restarted}
+        return {
+            "chain_id": self._chain_id,
+            "attempt": self._attempt,
+            "attempt_id": self._ids[-1],
+            "attempt_ids": list(self._ids),
+            "attempt_reward": attempt_reward,
+            "restarted": restarted,
+        }
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Step the current attempt; on a failed end, restart the task with feedback."""
@@ -84,8 +93,14 @@ class RecoveryWrapper(gym.Wrapper):
         episode = getattr(self.env.unwrapped, "episode", None)
         patch = str(episode.state.get("last_patch", "")) if episode is not None else ""
         if len(patch) > PATCH_PREVIEW:
-            patch = patch[:PATCH_PREVIEW] + f"\n[... {len(patch) - PATCH_PREVIEW} more characters of the patch not shown ...]\n"
-        parts = [f"Attempt {self._attempt} of {self.max_attempts} failed. The repository has been restored to its original state."]
+            patch = (
+                patch[:PATCH_PREVIEW]
+                + f"\n[... {len(patch) - PATCH_PREVIEW} more characters of the patch not shown ...]\n"
+            )
+        parts = [
+            f"Attempt {self._attempt} of {self.max_attempts} failed. "
+            "The repository has been restored to its original state."
+        ]
         if patch.strip():
             parts.append(f"The failed attempt's patch:\n```diff\n{patch.rstrip()}\n```")
         parts.append(f"The verifier said:\n{info.get('feedback', '').strip() or '(no feedback)'}")

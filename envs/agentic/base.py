@@ -9,6 +9,7 @@ the turn limit (the step is then *truncated*, with the graded reward).
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,8 @@ from codegym.sandbox import Sandbox, create
 from .audit import audit_commands
 from .harness import BASH_HELP, EDITOR_HELP, HARNESSES, PATCH_HELP, parse_bash, parse_editor, run_tool
 from .patches import apply_patch
+
+_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="codegym-sandbox-start")
 
 #: Default sandbox limits of an episode (``sandbox={"backend": ..., **limits}`` overrides).
 DEFAULT_LIMITS = {"timeout_s": 60.0, "memory_mb": 2048, "max_processes": 256}
@@ -37,6 +40,7 @@ class AgenticEnv(CodeEnv):
         step_rewards: multi-turn only: grade after every step and reward the change in
             score (the rewards of an episode then add up to its final score).
         render_mode, record_timing, split, difficulty: as :class:`codegym.core.CodeEnv`.
+
     """
 
     default_harness: str = "patch"
@@ -66,14 +70,25 @@ class AgenticEnv(CodeEnv):
         if max_turns is None:
             max_turns = 1 if harness == "patch" else 30
         if harness == "patch" and max_turns != 1:
-            raise ValueError(f"harness='patch' is single-turn: max_turns must be 1, got {max_turns}; use harness='bash' for more turns")
-        super().__init__(tasks=tasks, sandbox=sandbox, render_mode=render_mode, max_turns=max_turns,
-                         record_timing=record_timing, split=split, difficulty=difficulty)
+            raise ValueError(
+                f"harness='patch' is single-turn: max_turns must be 1, got {max_turns}; "
+                "use harness='bash' for more turns"
+            )
+        super().__init__(
+            tasks=tasks,
+            sandbox=sandbox,
+            render_mode=render_mode,
+            max_turns=max_turns,
+            record_timing=record_timing,
+            split=split,
+            difficulty=difficulty,
+        )
         self.sandbox_spec = {**DEFAULT_LIMITS, **self.sandbox_spec}
         self.command_timeout = command_timeout
         self.output_limit = output_limit
         self.step_rewards = step_rewards
         self._sandbox: Sandbox | None = None
+        self._pending: Future[Sandbox] | None = None
         self._tree: Path | None = None
 
     # ------------------------------------------------------------------ family hooks
@@ -92,12 +107,20 @@ class AgenticEnv(CodeEnv):
     # ------------------------------------------------------------------ episode
     @property
     def sandbox(self) -> Sandbox:
-        """The episode's sandbox (made on first use after a reset or an unpickle)."""
+        """The episode's sandbox (started in the background at reset; made on first use after an unpickle)."""
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            self._sandbox = pending.result()  # re-raises InfraError from the start
         if self._sandbox is None:
             if self._tree is None:
                 raise RuntimeError("call reset() first")
             self._sandbox = self.new_sandbox(self._tree)
         return self._sandbox
+
+    def _start_sandbox_in_background(self) -> None:
+        # The first observation needs no sandbox: start it on a thread while the agent
+        # reads the prompt and writes its first action (a container start is ~0.5 s).
+        self._pending = _POOL.submit(self.new_sandbox, self._tree)
 
     def new_sandbox(self, tree: Path | None) -> Sandbox:
         """A sandbox of this env's backend and limits whose work dir starts as ``tree``."""
@@ -106,15 +129,17 @@ class AgenticEnv(CodeEnv):
     def _start(self, task: Task) -> str:
         self._close_resources()
         self._tree = self._prepare(task)
-        self._sandbox = self.new_sandbox(self._tree)
+        self._start_sandbox_in_background()
         assert self.episode is not None
         self.episode.state.update(commands=[], undo={}, score=0.0, harness=self.harness)
         return self._first_observation(task)
 
     def _first_observation(self, task: Task, preface: str = "") -> str:
         helps = {"patch": PATCH_HELP, "bash": BASH_HELP, "editor": EDITOR_HELP}
-        return (f"{preface}{self._prompt(task).rstrip()}\n\nThe repository is at /sandbox (your working directory).\n\n"
-                f"{helps[self.harness]}\n")
+        return (
+            f"{preface}{self._prompt(task).rstrip()}\n\nThe repository is at /sandbox (your working directory).\n\n"
+            f"{helps[self.harness]}\n"
+        )
 
     def restart_attempt(self, preface: str) -> str:
         """Start a new attempt on the same task from its original state (RecoveryWrapper).
@@ -124,11 +149,12 @@ class AgenticEnv(CodeEnv):
 
         Returns:
             The new attempt's first observation.
+
         """
         assert self.episode is not None
         task = self.episode.task
         self._close_resources()
-        self._sandbox = self.new_sandbox(self._tree)
+        self._start_sandbox_in_background()
         self.episode.turn, self.episode.done = 0, False
         self.episode.state.update(commands=[], undo={}, score=0.0)
         obs = self._first_observation(task, preface)
@@ -149,8 +175,10 @@ class AgenticEnv(CodeEnv):
                 return self._floor("no diff found: answer with a unified diff in a ```diff block", "no_patch")
             applied, method, message = apply_patch(self.sandbox, code.code, self.command_timeout)
             if not applied:
-                return self._floor(f"the patch did not apply (git apply, 3-way and patch --fuzz all failed):\n{message}",
-                                   "patch_failed")
+                return self._floor(
+                    f"the patch did not apply (git apply, 3-way and patch --fuzz all failed):\n{message}",
+                    "patch_failed",
+                )
             outcome = self._submit(action, code)
             outcome.verdict["apply_method"] = method
             return outcome
@@ -221,7 +249,7 @@ class AgenticEnv(CodeEnv):
 
     # ------------------------------------------------------------------ resources
     def _snapshot_resources(self) -> Any:
-        return None if self._sandbox is None else self._sandbox.snapshot()
+        return None if self._sandbox is None and self._pending is None else self.sandbox.snapshot()
 
     def _restore_resources(self, state: Any) -> None:
         if state is None:
@@ -231,12 +259,19 @@ class AgenticEnv(CodeEnv):
 
     def _fork_resources(self, clone: CodeEnv) -> None:
         assert isinstance(clone, AgenticEnv)
-        clone._sandbox = None if self._sandbox is None else self._sandbox.fork()
+        clone._pending = None
+        clone._sandbox = None if self._sandbox is None and self._pending is None else self.sandbox.fork()
 
     def _close_resources(self) -> None:
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            try:
+                pending.result().close()
+            except Exception:  # noqa: BLE001 - a start that failed left nothing to close
+                pass
         if self._sandbox is not None:
             self._sandbox.close()
             self._sandbox = None
 
     def _live_attributes(self) -> tuple[str, ...]:
-        return ("_sandbox",)
+        return ("_sandbox", "_pending")

@@ -80,11 +80,15 @@ def parse_editor(action: str) -> Parsed:
     """A JSON tool call or a list of them (fenced or raw; OpenAI ``name``/``arguments`` too)."""
     code = extract_code(action, "json")
     if code is None:
-        return Parsed([], "no tool call found: send a JSON object such as {\"tool\": \"submit\"}")
+        return Parsed([], 'no tool call found: send a JSON object such as {"tool": "submit"}')
     try:
         data = json.loads(code.code)
     except json.JSONDecodeError as exc:
-        return Parsed([], f"the tool call is not valid JSON ({exc.msg} at line {exc.lineno}); expected e.g. {{\"tool\": \"view\", \"path\": \".\"}}")
+        return Parsed(
+            [],
+            f"the tool call is not valid JSON ({exc.msg} at line {exc.lineno}); "
+            'expected e.g. {"tool": "view", "path": "."}',
+        )
     items = data if isinstance(data, list) else [data]
     calls = []
     for item in items:
@@ -146,7 +150,10 @@ def run_tool(sb: Sandbox, call: Call, state: dict[str, Any], timeout: float, lim
             text = _read(sb, path)
             count = text.count(old)
             if count != 1:
-                return f"no change: old_str occurs {count} times in /sandbox/{path}; it must occur exactly once (add surrounding lines)"
+                return (
+                    f"no change: old_str occurs {count} times in /sandbox/{path}; "
+                    "it must occur exactly once (add surrounding lines)"
+                )
             _remember(sb, path, state)
             sb.write_file(path, text.replace(old, new))
             return f"edited /sandbox/{path}:\n" + _snippet(text.replace(old, new), new)

@@ -14,17 +14,38 @@ from dataclasses import dataclass
 import libcst as cst
 
 _FLIP_BINARY: dict[type, type] = {
-    cst.Add: cst.Subtract, cst.Subtract: cst.Add, cst.Multiply: cst.FloorDivide,
-    cst.FloorDivide: cst.Multiply, cst.Divide: cst.Multiply, cst.Modulo: cst.FloorDivide,
+    cst.Add: cst.Subtract,
+    cst.Subtract: cst.Add,
+    cst.Multiply: cst.FloorDivide,
+    cst.FloorDivide: cst.Multiply,
+    cst.Divide: cst.Multiply,
+    cst.Modulo: cst.FloorDivide,
 }
 _FLIP_COMPARE: dict[type, type] = {
-    cst.LessThan: cst.LessThanEqual, cst.LessThanEqual: cst.LessThan, cst.GreaterThan: cst.GreaterThanEqual,
-    cst.GreaterThanEqual: cst.GreaterThan, cst.Equal: cst.NotEqual, cst.NotEqual: cst.Equal,
-    cst.In: cst.NotIn, cst.NotIn: cst.In, cst.Is: cst.IsNot, cst.IsNot: cst.Is,
+    cst.LessThan: cst.LessThanEqual,
+    cst.LessThanEqual: cst.LessThan,
+    cst.GreaterThan: cst.GreaterThanEqual,
+    cst.GreaterThanEqual: cst.GreaterThan,
+    cst.Equal: cst.NotEqual,
+    cst.NotEqual: cst.Equal,
+    cst.In: cst.NotIn,
+    cst.NotIn: cst.In,
+    cst.Is: cst.IsNot,
+    cst.IsNot: cst.Is,
 }
 
-MUTATORS = ("flip_operator", "flip_comparison", "flip_boolean", "off_by_one", "change_constant",
-            "drop_condition", "drop_statement", "swap_arguments", "invert_if_else", "negate_condition")
+MUTATORS = (
+    "flip_operator",
+    "flip_comparison",
+    "flip_boolean",
+    "off_by_one",
+    "change_constant",
+    "drop_condition",
+    "drop_statement",
+    "swap_arguments",
+    "invert_if_else",
+    "negate_condition",
+)
 
 
 @dataclass(frozen=True)
@@ -86,7 +107,9 @@ class _Mutator(cst.CSTTransformer):
             return updated.with_changes(comparisons=[flipped, *updated.comparisons[1:]])
         return updated
 
-    def leave_BooleanOperation(self, original: cst.BooleanOperation, updated: cst.BooleanOperation) -> cst.BaseExpression:
+    def leave_BooleanOperation(
+        self, original: cst.BooleanOperation, updated: cst.BooleanOperation
+    ) -> cst.BaseExpression:
         if self._when("flip_boolean", original):
             op = cst.Or() if isinstance(updated.operator, cst.And) else cst.And()
             return updated.with_changes(operator=op)
@@ -111,13 +134,22 @@ class _Mutator(cst.CSTTransformer):
         if self._when("negate_condition", original):
             if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
                 return updated.with_changes(test=test.expression)
-            return updated.with_changes(test=cst.UnaryOperation(cst.Not(), cst.ensure_type(_paren(test), cst.BaseExpression)))
+            return updated.with_changes(
+                test=cst.UnaryOperation(cst.Not(), cst.ensure_type(_paren(test), cst.BaseExpression))
+            )
         return updated
 
-    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine) -> cst.BaseStatement | cst.RemovalSentinel:
+    def leave_SimpleStatementLine(
+        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+    ) -> cst.BaseStatement | cst.RemovalSentinel:
         body = updated.body
-        droppable = len(body) == 1 and isinstance(body[0], (cst.Assign, cst.AugAssign, cst.Expr)) and not (
-            isinstance(body[0], cst.Expr) and isinstance(body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+        droppable = (
+            len(body) == 1
+            and isinstance(body[0], (cst.Assign, cst.AugAssign, cst.Expr))
+            and not (
+                isinstance(body[0], cst.Expr) and isinstance(body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+            )
+        )
         if droppable and self._when("drop_statement", original):
             return cst.SimpleStatementLine([cst.Pass()])
         return updated

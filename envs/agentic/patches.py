@@ -19,8 +19,18 @@ _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 
 #: Files whose edits change how tests run rather than what the code does (SWE-bench reverts
 #: test files; conftest and startup hooks are the classic ways around that).
-RUNNER_FILES = ("conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "sitecustomize.py",
-                "usercustomize.py", "pytest.py", "*.pth", "_pytest", "pytest_*.py")
+RUNNER_FILES = (
+    "conftest.py",
+    "pytest.ini",
+    "tox.ini",
+    "setup.cfg",
+    "sitecustomize.py",
+    "usercustomize.py",
+    "pytest.py",
+    "*.pth",
+    "_pytest",
+    "pytest_*.py",
+)
 
 
 @dataclass
@@ -42,6 +52,7 @@ class FileDiff:
         hunks: the hunks, with offsets into the whole diff text.
         start / end: offsets of this file's section in the whole diff.
         binary: a binary patch (no hunks to split).
+
     """
 
     old_path: str | None
@@ -67,7 +78,7 @@ class FileDiff:
         return "modified"
 
     def text(self, skip: int | None = None) -> str:
-        """This file's diff, optionally without hunk number ``skip``."""
+        """The diff of this file, optionally without hunk number ``skip``."""
         return self.header + "".join(h.text for i, h in enumerate(self.hunks) if i != skip)
 
 
@@ -89,7 +100,9 @@ def parse_diff(text: str) -> list[FileDiff]:
     in_header = False
     for i, line in enumerate(lines):
         starts_file = line.startswith("diff --git ") or (
-            line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ ")
+            line.startswith("--- ")
+            and i + 1 < len(lines)
+            and lines[i + 1].startswith("+++ ")
             and (current is None or not in_header)
         )
         if starts_file:
@@ -167,6 +180,7 @@ def apply_patch(sb: Sandbox, diff: str, timeout: float = 30) -> tuple[bool, str,
     Returns:
         (applied, method, message): the method that worked (``git``, ``3way``, ``fuzz``)
         or the last error.
+
     """
     if not diff.strip():
         return False, "", "the patch is empty"
@@ -175,15 +189,14 @@ def apply_patch(sb: Sandbox, diff: str, timeout: float = 30) -> tuple[bool, str,
     path = f"{STATE_DIR}/incoming.patch"
     sb.write_file(path, diff)
     attempts = [
-        ("git", f"git apply --whitespace=nowarn {path}"),
-        ("3way", f"git apply --3way --whitespace=nowarn {path}"),
-        ("fuzz", f"patch --batch --fuzz=5 -p1 -i {path}"),
+        ("git", f"git apply --whitespace=nowarn {path} && rm -f {path}"),
+        ("3way", f"git apply --3way --whitespace=nowarn {path} && rm -f {path}"),
+        ("fuzz", f"patch --batch --fuzz=5 -p1 --no-backup-if-mismatch -i {path} && rm -f {path}"),
     ]
     message = ""
     for method, cmd in attempts:
         res = sb.run(cmd, timeout=timeout)
         if res.ok:
-            sb.run(f"rm -f {path}; find . -name '*.orig' -newer .git/HEAD -delete 2>/dev/null; true", timeout=timeout)
             return True, method, ""
         message = (res.stderr or res.stdout).strip()[-1500:]
         if method == "3way":  # a failed 3-way apply can leave conflict markers: start clean

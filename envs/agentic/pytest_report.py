@@ -14,7 +14,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-PLUGIN = '''
+PLUGIN = """
 import json, os
 _RESULTS = {}
 _MESSAGES = {}
@@ -44,7 +44,7 @@ def pytest_runtest_logreport(report):
 def pytest_sessionfinish(session, exitstatus):
     with open(_PATH, "w") as f:
         json.dump({"tests": _RESULTS, "messages": _MESSAGES, "exitstatus": int(exitstatus)}, f)
-'''
+"""
 
 
 @dataclass
@@ -68,7 +68,8 @@ class PytestRun:
         quoted = " ".join(_sh_quote(t) for t in targets)
         flag = " --collect-only" if collect_only else ""
         return (
-            f"CODEGYM_REPORT_PATH=/sandbox/{self.report} PYTHONPATH=/sandbox/{self.folder}${{PYTHONPATH:+:$PYTHONPATH}} "
+            f"CODEGYM_REPORT_PATH=/sandbox/{self.report} "
+            f"PYTHONPATH=/sandbox/{self.folder}${{PYTHONPATH:+:$PYTHONPATH}} "
             f"python -m pytest -p {self.module} -p no:cacheprovider -q -o addopts='' {extra}{flag} {quoted}"
         )
 
@@ -83,6 +84,7 @@ class TestResults:
         exit_code: the process exit status.
         valid: the report existed, parsed and agreed with the exit code.
         problem: why the run is not valid, when it is not.
+
     """
 
     outcomes: dict[str, str]
@@ -113,8 +115,13 @@ def parse_report(raw: bytes | None, exit_code: int, timed_out: bool = False) -> 
     # still leaves pytest's real exit status behind (SWE-bench's spoofed-output lesson).
     any_bad = any(v in ("failed", "error") for v in outcomes.values())
     if status != exit_code or (exit_code == 0 and any_bad) or (exit_code == 1 and not any_bad):
-        return TestResults(outcomes, messages, exit_code, False,
-                           f"the test report (status {status}) disagrees with the exit code {exit_code}")
+        return TestResults(
+            outcomes,
+            messages,
+            exit_code,
+            False,
+            f"the test report (status {status}) disagrees with the exit code {exit_code}",
+        )
     return TestResults(outcomes, messages, exit_code, True)
 
 

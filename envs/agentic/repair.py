@@ -68,7 +68,9 @@ class CodeRepairEnv(AgenticEnv):
 
     bundled_tasks = "repair"
 
-    def __init__(self, *args: Any, repo_root: str | Path | None = None, hunk_credit: bool = True, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, repo_root: str | Path | None = None, hunk_credit: bool = True, **kwargs: Any
+    ) -> None:
         self.repo_root = repo_root
         self.hunk_credit = hunk_credit
         self._specs: dict[str, RepairSpec] = {}
@@ -116,7 +118,9 @@ class CodeRepairEnv(AgenticEnv):
         spec = self.repair_spec()
         patch, problem = self.collect_patch(self.sandbox)
         if patch is None:
-            return Outcome(0.0, {"f2p": 0.0, "p2p": 0.0, "resolved": 0.0}, feedback=problem, verdict={"error": "unreadable"})
+            return Outcome(
+                0.0, {"f2p": 0.0, "p2p": 0.0, "resolved": 0.0}, feedback=problem, verdict={"error": "unreadable"}
+            )
         assert self.episode is not None
         self.episode.state["last_patch"] = patch  # RecoveryWrapper shows it to the next attempt
         files = parse_diff(patch)
@@ -133,30 +137,50 @@ class CodeRepairEnv(AgenticEnv):
             if kept:
                 applied, _, message = apply_patch(grader, join(kept))
                 if not applied:
-                    return Outcome(0.0, {"f2p": 0.0, "p2p": 0.0, "resolved": 0.0},
-                                   feedback=f"the changes could not be replayed on the base commit: {message}",
-                                   verdict={"error": "replay_failed"}, audit_flags=flags)
+                    return Outcome(
+                        0.0,
+                        {"f2p": 0.0, "p2p": 0.0, "resolved": 0.0},
+                        feedback=f"the changes could not be replayed on the base commit: {message}",
+                        verdict={"error": "replay_failed"},
+                        audit_flags=flags,
+                    )
             summary = summarize(spec, run_pytest(grader, spec.targets))
             spans = self._hunk_credit(spec, credit_envs, summary["f2p_frac"])
         finally:
             grader.close()
-        components = {"f2p": summary["f2p_frac"], "p2p": 0.0 if summary["p2p_failed"] else 1.0,
-                      "resolved": 1.0 if summary["resolved"] else 0.0}
-        verdict = {
-            "resolved": summary["resolved"], "f2p": summary["f2p"], "p2p_total": summary["p2p_total"],
-            "p2p_failed": summary["p2p_failed"], "changed_files": sorted(f.path for f in kept),
-            "reverted_test_files": dropped, "tests_valid": summary["tests_valid"],
+        components = {
+            "f2p": summary["f2p_frac"],
+            "p2p": 0.0 if summary["p2p_failed"] else 1.0,
+            "resolved": 1.0 if summary["resolved"] else 0.0,
         }
-        return Outcome(summary["reward"], components, feedback=self._feedback(spec, summary, dropped),
-                       token_rewards=spans, verdict=verdict, audit_flags=flags)
+        verdict = {
+            "resolved": summary["resolved"],
+            "f2p": summary["f2p"],
+            "p2p_total": summary["p2p_total"],
+            "p2p_failed": summary["p2p_failed"],
+            "changed_files": sorted(f.path for f in kept),
+            "reverted_test_files": dropped,
+            "tests_valid": summary["tests_valid"],
+        }
+        return Outcome(
+            summary["reward"],
+            components,
+            feedback=self._feedback(spec, summary, dropped),
+            token_rewards=spans,
+            verdict=verdict,
+            audit_flags=flags,
+        )
 
-    def _credit_forks(self, grader: Sandbox, code: Extracted | None, protected: tuple[str, ...]) -> list[tuple[Any, ...]]:
+    def _credit_forks(
+        self, grader: Sandbox, code: Extracted | None, protected: tuple[str, ...]
+    ) -> list[tuple[Any, ...]]:
         """Leave-one-hunk-out variants of the action's diff, each on a fork of the grader."""
         if code is None or not self.hunk_credit:
             return []
         files = parse_diff(code.code)
-        hunks = [(fi, hi) for fi, f in enumerate(files) if not is_test_path(f.path, protected)
-                 for hi in range(len(f.hunks))]
+        hunks = [
+            (fi, hi) for fi, f in enumerate(files) if not is_test_path(f.path, protected) for hi in range(len(f.hunks))
+        ]
         if len(hunks) == 1:
             fi, hi = hunks[0]
             return [(code.start + files[fi].hunks[hi].start, code.start + files[fi].hunks[hi].end, None)]
@@ -164,7 +188,11 @@ class CodeRepairEnv(AgenticEnv):
             return []
         variants = []
         for fi, hi in hunks:
-            rest = [self._without(f, hi if i == fi else None) for i, f in enumerate(files) if not is_test_path(f.path, protected)]
+            rest = [
+                self._without(f, hi if i == fi else None)
+                for i, f in enumerate(files)
+                if not is_test_path(f.path, protected)
+            ]
             h = files[fi].hunks[hi]
             variants.append((code.start + h.start, code.start + h.end, (grader.fork(), "".join(rest))))
         return variants
@@ -173,7 +201,9 @@ class CodeRepairEnv(AgenticEnv):
     def _without(f: FileDiff, skip: int | None) -> str:
         return f.text(skip) if any(i != skip for i in range(len(f.hunks))) or f.binary else ""
 
-    def _hunk_credit(self, spec: RepairSpec, variants: list[tuple[Any, ...]], full: float) -> list[tuple[int, int, float]]:
+    def _hunk_credit(
+        self, spec: RepairSpec, variants: list[tuple[Any, ...]], full: float
+    ) -> list[tuple[int, int, float]]:
         spans = []
         for start, end, variant in variants:
             if variant is None:  # one hunk: leaving it out is the base, where F2P fails by definition
@@ -192,8 +222,10 @@ class CodeRepairEnv(AgenticEnv):
 
     @staticmethod
     def _feedback(spec: RepairSpec, summary: dict[str, Any], dropped: list[str]) -> str:
-        lines = [f"fail-to-pass: {summary['f2p_passed']}/{len(spec.f2p)} pass; "
-                 f"pass-to-pass: {summary['p2p_total'] - len(summary['p2p_failed'])}/{summary['p2p_total']} pass"]
+        lines = [
+            f"fail-to-pass: {summary['f2p_passed']}/{len(spec.f2p)} pass; "
+            f"pass-to-pass: {summary['p2p_total'] - len(summary['p2p_failed'])}/{summary['p2p_total']} pass"
+        ]
         failing = [n for n, ok in summary["f2p"].items() if not ok]
         if failing:
             lines.append("still failing: " + ", ".join(failing[:10]))

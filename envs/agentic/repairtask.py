@@ -16,6 +16,7 @@ Two formats load into one :class:`RepairSpec`:
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from codegym.sandbox import Sandbox
 
 from .patches import apply_patch, parse_diff
 from .pytest_report import PytestRun, TestResults, parse_report
-from .repo import prepare_from_folder, prepare_from_mirror
+from .repo import STATE_DIR, prepare_from_folder, prepare_from_mirror
 
 #: Seconds a graded pytest run may take.
 TEST_TIMEOUT = 60.0
@@ -87,12 +88,26 @@ def spec_of(task: Task) -> RepairSpec:
         if not hidden.is_dir():
             raise TaskFormatError(str(task.path), "tests/files", "missing; put the hidden test files there")
         mutants = sorted((task.path / "tests" / "mutants").glob("*.patch"))
-        return RepairSpec("dir", str(task.get("instruction", "")), f2p, p2p, fix.read_text(), hidden_dir=hidden,
-                          mutants=[m.read_text() for m in mutants])
+        return RepairSpec(
+            "dir",
+            str(task.get("instruction", "")),
+            f2p,
+            p2p,
+            fix.read_text(),
+            hidden_dir=hidden,
+            mutants=[m.read_text() for m in mutants],
+        )
     for name in ("repo", "base_commit", "patch", "test_patch", "problem_statement"):
         task.require(name, str)
-    return RepairSpec("swebench", task["problem_statement"], f2p, p2p, task["patch"], test_patch=task["test_patch"],
-                      mutants=list(task.get("mutants", [])))
+    return RepairSpec(
+        "swebench",
+        task["problem_statement"],
+        f2p,
+        p2p,
+        task["patch"],
+        test_patch=task["test_patch"],
+        mutants=list(task.get("mutants", [])),
+    )
 
 
 def mirror_path(task: Task, repo_root: str | Path | None) -> Path:
@@ -103,14 +118,20 @@ def mirror_path(task: Task, repo_root: str | Path | None) -> Path:
     if repo_root is None:
         if Path(repo).is_dir():
             return Path(repo)
-        raise TaskFormatError(task.source, "repo", f"{repo!r} needs a local mirror: pass repo_root= a folder holding "
-                              f"{repo.replace('/', '__')} (or give the task a repo_path)")
+        raise TaskFormatError(
+            task.source,
+            "repo",
+            f"{repo!r} needs a local mirror: pass repo_root= a folder holding "
+            f"{repo.replace('/', '__')} (or give the task a repo_path)",
+        )
     root = Path(repo_root)
     owner, _, name = repo.partition("/")
     for candidate in (root / repo.replace("/", "__"), root / owner / name, root / (name or owner)):
         if candidate.is_dir():
             return candidate
-    raise TaskFormatError(task.source, "repo", f"no mirror of {repo!r} under {root}; expected {root / repo.replace('/', '__')}")
+    raise TaskFormatError(
+        task.source, "repo", f"no mirror of {repo!r} under {root}; expected {root / repo.replace('/', '__')}"
+    )
 
 
 def prepare(task: Task, repo_root: str | Path | None) -> Path:
@@ -123,14 +144,18 @@ def prepare(task: Task, repo_root: str | Path | None) -> Path:
 def install_hidden_tests(sb: Sandbox, spec: RepairSpec) -> str:
     """Bring the grader's test files in (copy, or apply ``test_patch``); '' or the problem."""
     if spec.hidden_dir is not None:
-        for rel in spec.protected:
-            sb.copy_in(str(spec.hidden_dir / rel), rel)
-        return ""
+        # One copy and one command, not one round trip per file (docker exec is the cost).
+        scratch = f"{STATE_DIR}/h{secrets.token_hex(6)}"
+        sb.copy_in(str(spec.hidden_dir), scratch)
+        res = sb.run(f"cp -rf {scratch}/. . && rm -rf {scratch}", timeout=60)
+        return "" if res.ok else f"the hidden tests could not be copied in: {res.stderr.strip()[-300:]}"
     applied, _, message = apply_patch(sb, spec.test_patch)
     return "" if applied else f"the hidden test patch did not apply: {message}"
 
 
-def run_pytest(sb: Sandbox, targets: list[str], timeout: float = TEST_TIMEOUT, collect_only: bool = False) -> TestResults:
+def run_pytest(
+    sb: Sandbox, targets: list[str], timeout: float = TEST_TIMEOUT, collect_only: bool = False
+) -> TestResults:
     """Run pytest on ``targets`` with the report plugin and judge the run (see pytest_report)."""
     run = PytestRun()
     for path, text in run.files().items():
@@ -140,7 +165,6 @@ def run_pytest(sb: Sandbox, targets: list[str], timeout: float = TEST_TIMEOUT, c
         raw: bytes | None = sb.read_file(run.report)
     except Exception:  # noqa: BLE001 - no report: missing evidence, judged as failure below
         raw = None
-    sb.run(["rm", "-rf", f"/sandbox/{run.folder}"], timeout=30)
     return parse_report(raw, res.exit_code, res.timed_out)
 
 

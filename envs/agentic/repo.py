@@ -106,8 +106,13 @@ def prepare_from_folder(src: Path, label: str) -> Path:
         raise TaskFormatError(str(src), "environment", "missing folder; a task needs environment/ with its files")
 
     def build(tree: Path) -> None:
-        shutil.copytree(src, tree, dirs_exist_ok=True, symlinks=True,
-                        ignore=shutil.ignore_patterns(".git", "__pycache__", ".pytest_cache"))
+        shutil.copytree(
+            src,
+            tree,
+            dirs_exist_ok=True,
+            symlinks=True,
+            ignore=shutil.ignore_patterns(".git", "__pycache__", ".pytest_cache"),
+        )
         init_base_commit(tree)
 
     return cached_tree(f"{label}-{tree_key(label, src)}", build)
@@ -121,7 +126,9 @@ def prepare_from_mirror(mirror: Path, commit: str, label: str) -> Path:
     def build(tree: Path) -> None:
         archive = subprocess.run(["git", "archive", "--format=tar", commit], cwd=mirror, capture_output=True)
         if archive.returncode != 0:
-            raise TaskFormatError(str(mirror), "base_commit", f"{commit!r} not found: {archive.stderr.decode().strip()}")
+            raise TaskFormatError(
+                str(mirror), "base_commit", f"{commit!r} not found: {archive.stderr.decode().strip()}"
+            )
         subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
         init_base_commit(tree)
 

@@ -21,10 +21,16 @@ class FrontierSampler:
         band: ``(low, high)`` pass rates that count as learnable, inclusive.
         min_trials: tasks tried fewer times are drawn first (their rate is unknown).
         prior: Beta prior ``(successes, failures)`` of the pass-rate estimate.
+
     """
 
-    def __init__(self, task_ids: Iterable[str], band: tuple[float, float] = (0.2, 0.8), min_trials: int = 2,
-                 prior: tuple[float, float] = (1.0, 1.0)) -> None:
+    def __init__(
+        self,
+        task_ids: Iterable[str],
+        band: tuple[float, float] = (0.2, 0.8),
+        min_trials: int = 2,
+        prior: tuple[float, float] = (1.0, 1.0),
+    ) -> None:
         low, high = band
         if not 0.0 <= low <= high <= 1.0:
             raise ValueError(f"band must satisfy 0 <= low <= high <= 1, got {band}")

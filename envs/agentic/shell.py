@@ -17,10 +17,42 @@ from codegym.sandbox import ExecResult, Sandbox
 
 from .repo import GIT_ENV, STATE_DIR
 
-_SKIP = ("BASH", "BASHOPTS", "BASHPID", "BASH_", "COLUMNS", "COMP_", "DIRSTACK", "EUID", "FUNCNAME",
-         "GROUPS", "HISTCMD", "HOSTNAME", "HOSTTYPE", "IFS", "LINENO", "LINES", "MACHTYPE", "OLDPWD",
-         "OPTERR", "OPTIND", "OSTYPE", "PIPESTATUS", "PPID", "PS4", "PWD", "RANDOM", "SECONDS",
-         "SHELLOPTS", "SHLVL", "SRANDOM", "UID", "EPOCH", "_", "__cg")
+_SKIP = (
+    "BASH",
+    "BASHOPTS",
+    "BASHPID",
+    "BASH_",
+    "COLUMNS",
+    "COMP_",
+    "DIRSTACK",
+    "EUID",
+    "FUNCNAME",
+    "GROUPS",
+    "HISTCMD",
+    "HOSTNAME",
+    "HOSTTYPE",
+    "IFS",
+    "LINENO",
+    "LINES",
+    "MACHTYPE",
+    "OLDPWD",
+    "OPTERR",
+    "OPTIND",
+    "OSTYPE",
+    "PIPESTATUS",
+    "PPID",
+    "PS4",
+    "PWD",
+    "RANDOM",
+    "SECONDS",
+    "SHELLOPTS",
+    "SHLVL",
+    "SRANDOM",
+    "UID",
+    "EPOCH",
+    "_",
+    "__cg",
+)
 
 WRAPPER = r"""
 __cg_state=/sandbox/%(state)s
@@ -30,8 +62,11 @@ cd "$(cat "$__cg_state/cwd" 2>/dev/null || echo /sandbox)" 2>/dev/null || cd /sa
 __cg_save() {
   mkdir -p "$__cg_state" 2>/dev/null
   pwd > "$__cg_state/cwd" 2>/dev/null
-  declare -p 2>/dev/null | grep -Ev '^declare -[a-zA-Z]*r' | grep -Ev '^declare -[^ ]+ (%(skip)s)(=|$)' > "$__cg_state/vars" 2>/dev/null
-  declare -f | grep -v '^__cg_save' > "$__cg_state/funcs.new" 2>/dev/null; mv -f "$__cg_state/funcs.new" "$__cg_state/funcs" 2>/dev/null
+  declare -p 2>/dev/null | grep -Ev '^declare -[a-zA-Z]*r' \
+    | grep -Ev '^declare -[^ ]+ (%(skip)s)(=|$)' > "$__cg_state/vars" 2>/dev/null
+  for __cg_f in $(declare -F | awk '{print $3}' | grep -v '^__cg'); do declare -f "$__cg_f"; done \
+    > "$__cg_state/funcs.new" 2>/dev/null
+  mv -f "$__cg_state/funcs.new" "$__cg_state/funcs" 2>/dev/null
 }
 trap __cg_save EXIT
 __cg_cmd=$CODEGYM_CMD
@@ -41,8 +76,9 @@ eval "$__cg_cmd"
 
 
 def _wrapper() -> str:
-    skip = "|".join(f"{name}[A-Za-z0-9_]*" if name.endswith("_") or name in ("__cg", "EPOCH") else name
-                    for name in _SKIP)
+    skip = "|".join(
+        f"{name}[A-Za-z0-9_]*" if name.endswith("_") or name in ("__cg", "EPOCH") else name for name in _SKIP
+    )
     return WRAPPER % {"state": STATE_DIR, "skip": skip}
 
 
@@ -58,7 +94,7 @@ def cap_output(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     head = text[: limit * 2 // 3]
-    tail = text[-(limit // 3):]
+    tail = text[-(limit // 3) :]
     cut = len(text) - len(head) - len(tail)
     return f"{head}\n[... output cut: {cut} characters not shown; narrow the command (head, grep, sed -n) ...]\n{tail}"
 

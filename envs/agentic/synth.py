@@ -63,8 +63,17 @@ def _files(root: Path) -> tuple[list[str], list[str]]:
     return tests, sources
 
 
-def find_bugs(repo: Path, *, backend: str | None = None, max_bugs: int = 20, seed: int = 0,
-              max_candidates: int = 400, per_function: int = 2, candidate_timeout: float = 20.0, log=print) -> tuple[list[Bug], list[Bug], list[str]]:
+def find_bugs(
+    repo: Path,
+    *,
+    backend: str | None = None,
+    max_bugs: int = 20,
+    seed: int = 0,
+    max_candidates: int = 400,
+    per_function: int = 2,
+    candidate_timeout: float = 20.0,
+    log=print,
+) -> tuple[list[Bug], list[Bug], list[str]]:
     """Evaluate candidate mutations of ``repo``; (kept bugs, every bug with F2P, test files)."""
     tests, sources = _files(repo)
     if not tests:
@@ -80,7 +89,9 @@ def find_bugs(repo: Path, *, backend: str | None = None, max_bugs: int = 20, see
         base = run_pytest(sb, tests)
         passing = sorted(n for n, o in base.outcomes.items() if o == "passed")
         if not base.valid or not passing:
-            raise ValueError(f"the test suite of {repo} does not pass on the clean repository: {base.problem or 'no passing tests'}")
+            raise ValueError(
+                f"the test suite of {repo} does not pass on the clean repository: {base.problem or 'no passing tests'}"
+            )
         log(f"baseline: {len(passing)} passing tests in {len(tests)} files; {len(candidates)} candidate mutations")
         for tried, index in enumerate(order[:max_candidates]):
             # Keep evaluating past max_bugs a while: the extra bugs become TestGen mutants.
@@ -112,9 +123,13 @@ def find_bugs(repo: Path, *, backend: str | None = None, max_bugs: int = 20, see
 def issue_text(bug: Bug, module: str) -> str:
     """The issue: what fails and how, from the tests; never where or what the change is."""
     func = bug.mutation.function
-    lines = [f"# `{func}` in `{module}` misbehaves", "",
-             f"Some calls of `{module}.{func}` (or code that relies on it) no longer behave as documented.",
-             "These checks of the test suite fail:", ""]
+    lines = [
+        f"# `{func}` in `{module}` misbehaves",
+        "",
+        f"Some calls of `{module}.{func}` (or code that relies on it) no longer behave as documented.",
+        "These checks of the test suite fail:",
+        "",
+    ]
     for node in bug.f2p[:5]:
         name = node.split("::")[-1]
         lines.append(f"- `{name}` ({node.split('::')[0]})")
@@ -123,7 +138,10 @@ def issue_text(bug: Bug, module: str) -> str:
             lines.append(f"      {message[0][:200]}")
     if len(bug.f2p) > 5:
         lines.append(f"- and {len(bug.f2p) - 5} more")
-    lines += ["", "Make these behave as the documentation and the tests describe, without changing any other behaviour."]
+    lines += [
+        "",
+        "Make these behave as the documentation and the tests describe, without changing any other behaviour.",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -150,7 +168,9 @@ def write_task(out: Path, repo: Path, prefix: str, bug: Bug, tests: list[str], m
         shutil.copy2(repo / rel, target)
     for i, m in enumerate(mutants):
         (dest / "tests" / "mutants").mkdir(parents=True, exist_ok=True)
-        (dest / "tests" / "mutants" / f"m{i}.patch").write_text(file_diff(m.path, (repo / m.path).read_text(), m.source))
+        (dest / "tests" / "mutants" / f"m{i}.patch").write_text(
+            file_diff(m.path, (repo / m.path).read_text(), m.source)
+        )
     (dest / "solution").mkdir()
     (dest / "solution" / "fix.patch").write_text(file_diff(bug.path, bug.source, clean))
     module = Path(bug.path).with_suffix("").as_posix().replace("/", ".")
@@ -158,12 +178,21 @@ def write_task(out: Path, repo: Path, prefix: str, bug: Bug, tests: list[str], m
     n = len(bug.f2p)
     digest = int(hashlib.sha256(tid.encode()).hexdigest(), 16)
     meta = {
-        "id": tid, "split": "test" if digest % 5 == 0 else "train",
+        "id": tid,
+        "split": "test" if digest % 5 == 0 else "train",
         "difficulty": "easy" if n >= 3 else "medium" if n == 2 else "hard",
-        "family": "repair", "fail_to_pass": bug.f2p, "pass_to_pass": bug.p2p,
+        "family": "repair",
+        "fail_to_pass": bug.f2p,
+        "pass_to_pass": bug.p2p,
     }
-    synth = {"source_repo": prefix, "file": bug.path, "function": bug.mutation.function,
-             "mutator": bug.mutation.mutator, "site": bug.mutation.site, "line": bug.mutation.line}
+    synth = {
+        "source_repo": prefix,
+        "file": bug.path,
+        "function": bug.mutation.function,
+        "mutator": bug.mutation.mutator,
+        "site": bug.mutation.site,
+        "line": bug.mutation.line,
+    }
     (dest / "task.toml").write_text(_toml(meta) + "\n[synth]\n" + _toml(synth))
     return dest
 
@@ -172,25 +201,40 @@ def _toml(data: dict) -> str:
     return "".join(f"{k} = {json.dumps(v)}\n" for k, v in data.items())
 
 
-def synthesize(repo: Path, out: Path, *, prefix: str | None = None, backend: str | None = None, max_tasks: int = 20,
-               seed: int = 0, mutants: int = 3, max_candidates: int = 400, pass_rates: dict[str, float] | None = None,
-               band: tuple[float, float] = (0.0, 1.0), log=print) -> list[Path]:
+def synthesize(
+    repo: Path,
+    out: Path,
+    *,
+    prefix: str | None = None,
+    backend: str | None = None,
+    max_tasks: int = 20,
+    seed: int = 0,
+    mutants: int = 3,
+    max_candidates: int = 400,
+    pass_rates: dict[str, float] | None = None,
+    band: tuple[float, float] = (0.0, 1.0),
+    log=print,
+) -> list[Path]:
     """Synthesize up to ``max_tasks`` repair tasks from ``repo`` into ``out``; their folders."""
     repo = Path(repo).resolve()
     prefix = prefix or repo.name
     with tempfile.TemporaryDirectory(prefix="codegym-synth-") as tmp:
         clean = Path(tmp) / "repo"
         shutil.copytree(repo, clean, ignore=IGNORE)
-        kept, every, tests = find_bugs(clean, backend=backend, max_bugs=max_tasks, seed=seed,
-                                       max_candidates=max_candidates, log=log)
+        kept, every, tests = find_bugs(
+            clean, backend=backend, max_bugs=max_tasks, seed=seed, max_candidates=max_candidates, log=log
+        )
         out.mkdir(parents=True, exist_ok=True)
         written = []
         for bug in kept:
             tid = task_id(prefix, bug)
             if pass_rates is not None and not band[0] <= pass_rates.get(tid, 0.5) <= band[1]:
                 continue
-            rejecting = [m for m in every if m is not bug and m.source != bug.source and m.path == bug.path
-                         and set(m.f2p) & set(bug.f2p)][:mutants]
+            rejecting = [
+                m
+                for m in every
+                if m is not bug and m.source != bug.source and m.path == bug.path and set(m.f2p) & set(bug.f2p)
+            ][:mutants]
             written.append(write_task(out, clean, prefix, bug, tests, rejecting))
     log(f"wrote {len(written)} tasks to {out}")
     return written
@@ -219,9 +263,18 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     rates = json.loads(args.pass_rates.read_text()) if args.pass_rates else None
     try:
-        written = synthesize(args.repo, args.out, prefix=args.prefix, backend=args.sandbox, max_tasks=args.max_tasks,
-                             seed=args.seed, mutants=args.mutants, max_candidates=args.max_candidates,
-                             pass_rates=rates, band=tuple(args.band))
+        written = synthesize(
+            args.repo,
+            args.out,
+            prefix=args.prefix,
+            backend=args.sandbox,
+            max_tasks=args.max_tasks,
+            seed=args.seed,
+            mutants=args.mutants,
+            max_candidates=args.max_candidates,
+            pass_rates=rates,
+            band=tuple(args.band),
+        )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

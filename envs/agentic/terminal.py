@@ -9,7 +9,6 @@ import secrets
 import shutil
 import tarfile
 from pathlib import Path
-from typing import Any
 
 from codegym.core import Outcome, Task
 from codegym.core.extract import Extracted
@@ -70,10 +69,16 @@ class TerminalEnv(AgenticEnv):
     def parse_task(self, task: Task) -> Task:
         """Check the task folder: environment/, tests/ with a verifier, solution/solve.sh."""
         if task.path is None:
-            raise TaskFormatError(task.source, "path", "terminal tasks are folders (instruction.md, task.toml, environment/, tests/, solution/)")
+            raise TaskFormatError(
+                task.source,
+                "path",
+                "terminal tasks are folders (instruction.md, task.toml, environment/, tests/, solution/)",
+            )
         tests = task.path / "tests"
         if not tests.is_dir() or not (list(tests.glob("test_*.py")) or (tests / "test.sh").is_file()):
-            raise TaskFormatError(str(task.path), "tests", "needs test_*.py (pytest checks) or test.sh (writes $CODEGYM_REWARD_FILE)")
+            raise TaskFormatError(
+                str(task.path), "tests", "needs test_*.py (pytest checks) or test.sh (writes $CODEGYM_REWARD_FILE)"
+            )
         if not (task.path / "solution" / "solve.sh").is_file():
             raise TaskFormatError(str(task.path), "solution/solve.sh", "missing; every task ships its gold solution")
         if not task.get("instruction"):
@@ -109,8 +114,10 @@ class TerminalEnv(AgenticEnv):
         report = f"{folder}/r{secrets.token_hex(6)}.json"
         sb.write_file(f"{folder}/conftest.py", PLUGIN)
         sb.write_file(f"{folder}/pytest.ini", VERIFIER_INI)
-        cmd = (f"cd /sandbox/{folder} && CODEGYM_REPORT_PATH=/sandbox/{report} python -P -s -m pytest -q "
-               f"-c pytest.ini --rootdir . --confcutdir . -p no:cacheprovider .")
+        cmd = (
+            f"cd /sandbox/{folder} && CODEGYM_REPORT_PATH=/sandbox/{report} python -P -s -m pytest -q "
+            f"-c pytest.ini --rootdir . --confcutdir . -p no:cacheprovider ."
+        )
         res = sb.run(cmd, timeout=timeout)
         try:
             raw: bytes | None = sb.read_file(report)
@@ -127,27 +134,42 @@ class TerminalEnv(AgenticEnv):
         if failing:
             lines.append("failing: " + ", ".join(failing[:10]))
             for node in sorted(results.messages)[:3]:
-                lines.append(f"  {node.split('::')[-1]}: {results.messages[node].splitlines()[0][:200] if results.messages[node] else ''}")
+                lines.append(f"  {node.split('::')[-1]}: {(results.messages[node].splitlines() or [''])[0][:200]}")
         if not results.valid:
             lines.append(f"the verifier gave no valid results: {results.problem}")
-        return Outcome(reward, {"checks": reward, "solved": 1.0 if reward == 1.0 else 0.0}, feedback="\n".join(lines),
-                       verdict={"checks": checks, "passed": passed, "total": total, "valid": results.valid,
-                                "solved": reward == 1.0})
+        return Outcome(
+            reward,
+            {"checks": reward, "solved": 1.0 if reward == 1.0 else 0.0},
+            feedback="\n".join(lines),
+            verdict={
+                "checks": checks,
+                "passed": passed,
+                "total": total,
+                "valid": results.valid,
+                "solved": reward == 1.0,
+            },
+        )
 
     def _reward_file(self, folder: str, timeout: float) -> Outcome:
         sb = self.sandbox
         reward_file = f"{folder}/reward-{secrets.token_hex(6)}.txt"
-        res = sb.run(f"bash /sandbox/{folder}/test.sh", timeout=timeout,
-                     env={"CODEGYM_REWARD_FILE": f"/sandbox/{reward_file}", "CODEGYM_TESTS": f"/sandbox/{folder}"})
+        res = sb.run(
+            f"bash /sandbox/{folder}/test.sh",
+            timeout=timeout,
+            env={"CODEGYM_REWARD_FILE": f"/sandbox/{reward_file}", "CODEGYM_TESTS": f"/sandbox/{folder}"},
+        )
         try:
             value = float(sb.read_file(reward_file).decode().strip())
             reward = min(1.0, max(0.0, value)) if value == value else 0.0
         except Exception:  # noqa: BLE001 - no or unreadable reward file: missing evidence
             reward = 0.0
         sb.run(["rm", "-rf", f"/sandbox/{folder}"], timeout=30)
-        return Outcome(reward, {"checks": reward, "solved": 1.0 if reward == 1.0 else 0.0},
-                       feedback=f"verifier reward {reward:.3f}\n{(res.stdout + res.stderr)[-1000:]}",
-                       verdict={"reward_file": reward, "exit_code": res.exit_code, "solved": reward == 1.0})
+        return Outcome(
+            reward,
+            {"checks": reward, "solved": 1.0 if reward == 1.0 else 0.0},
+            feedback=f"verifier reward {reward:.3f}\n{(res.stdout + res.stderr)[-1000:]}",
+            verdict={"reward_file": reward, "exit_code": res.exit_code, "solved": reward == 1.0},
+        )
 
     def gold_action(self) -> str:
         """Runs ``solution/solve.sh`` and submits, under the current harness."""
@@ -163,10 +185,17 @@ class TerminalEnv(AgenticEnv):
 def _run_setup(tree: Path, backend: str | None) -> None:
     """Run ``setup.sh`` of a task's environment in a sandbox; ``tree`` becomes the result."""
     with create(backend, workdir_from=tree, timeout_s=120, max_output_bytes=64 * 2**20) as sb:
-        res = sb.run("bash setup.sh >&2 && rm -f setup.sh && tar -cf - . | base64 -w0",
-                     env={"GIT_AUTHOR_NAME": "codegym", "GIT_AUTHOR_EMAIL": "codegym@localhost",
-                          "GIT_COMMITTER_NAME": "codegym", "GIT_COMMITTER_EMAIL": "codegym@localhost",
-                          "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"})
+        res = sb.run(
+            "bash setup.sh >&2 && rm -f setup.sh && tar -cf - . | base64 -w0",
+            env={
+                "GIT_AUTHOR_NAME": "codegym",
+                "GIT_AUTHOR_EMAIL": "codegym@localhost",
+                "GIT_COMMITTER_NAME": "codegym",
+                "GIT_COMMITTER_EMAIL": "codegym@localhost",
+                "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z",
+                "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z",
+            },
+        )
         if not res.ok or res.output_truncated:
             raise InfraError(f"environment/setup.sh failed (exit {res.exit_code}): {res.stderr[-1000:]}")
     shutil.rmtree(tree)
@@ -177,5 +206,3 @@ def _run_setup(tree: Path, backend: str | None) -> None:
             if name.is_absolute() or ".." in name.parts or member.isdev():
                 raise InfraError(f"environment/setup.sh produced an unsafe path {member.name!r}")
         tar.extractall(tree)
-
-

@@ -87,9 +87,11 @@ class TestGenEnv(CodeRepairEnv):
         return cached_tree(f"testgen-{task.id}-{tree_key(task.id, base)}", build)
 
     def _prompt(self, task: Task) -> str:
-        return ("Write pytest tests that reproduce the issue below: they must fail on the current code and pass once "
-                "the bug is fixed. Do not fix the bug. Tests may not use the network.\n\n"
-                f"{self.repair_spec(task).statement.strip()}")
+        return (
+            "Write pytest tests that reproduce the issue below: they must fail on the current code and pass once "
+            "the bug is fixed. Do not fix the bug. Tests may not use the network.\n\n"
+            f"{self.repair_spec(task).statement.strip()}"
+        )
 
     def _first_observation(self, task: Task, preface: str = "") -> str:
         obs = super()._first_observation(task, preface)
@@ -131,7 +133,9 @@ class TestGenEnv(CodeRepairEnv):
         if any(p.startswith("network") for p in problems):
             flags.append(NETWORK)
         if problems:
-            return self._zero("the tests do not qualify: " + "; ".join(problems), {"qualified": False, "problems": problems}, flags)
+            return self._zero(
+                "the tests do not qualify: " + "; ".join(problems), {"qualified": False, "problems": problems}, flags
+            )
         runs = self._run_variants(spec, frozen)
         return self._score(spec, runs, sorted(frozen), flags)
 
@@ -142,13 +146,17 @@ class TestGenEnv(CodeRepairEnv):
         try:
             for path, text in frozen.items():
                 grader.write_file(path, text)
-            variants = {"gold": [spec.gold_patch]} | {f"mutant{i}": [spec.gold_patch, m] for i, m in enumerate(spec.mutants)}
+            variants = {"gold": [spec.gold_patch]} | {
+                f"mutant{i}": [spec.gold_patch, m] for i, m in enumerate(spec.mutants)
+            }
             runs: dict[str, TestResults] = {}
             for name, patches in variants.items():
                 fork = grader.fork()
                 forks.append(fork)
                 ok = all(apply_patch(fork, p)[0] for p in patches)
-                runs[name] = run_pytest(fork, sorted(frozen)) if ok else TestResults({}, {}, -1, False, f"{name} did not apply")
+                runs[name] = (
+                    run_pytest(fork, sorted(frozen)) if ok else TestResults({}, {}, -1, False, f"{name} did not apply")
+                )
             runs["base"] = run_pytest(grader, sorted(frozen))
             return runs
         finally:
@@ -177,13 +185,27 @@ class TestGenEnv(CodeRepairEnv):
             reward = 0.0
         else:
             reward = (float(fails_base) + kill_rate) / 2 if mutants else float(fails_base)
-        components = {"qualified": float(qualified), "fails_base": float(fails_base), "passes_gold": float(passes_gold),
-                      "kill_rate": kill_rate}
-        verdict = {"qualified": qualified, "tests": tests, "fails_base": fails_base, "passes_gold": passes_gold,
-                   "mutants_killed": killed, "mutants": len(mutants), "always_pass": always_pass, "always_fail": always_fail,
-                   "files": files}
-        lines = [f"{len(tests)} tests collected; fail on the buggy code: {'yes' if fails_base else 'no'}; "
-                 f"pass on the fix: {'yes' if passes_gold else 'no'}; wrong fixes rejected: {len(killed)}/{len(mutants)}"]
+        components = {
+            "qualified": float(qualified),
+            "fails_base": float(fails_base),
+            "passes_gold": float(passes_gold),
+            "kill_rate": kill_rate,
+        }
+        verdict = {
+            "qualified": qualified,
+            "tests": tests,
+            "fails_base": fails_base,
+            "passes_gold": passes_gold,
+            "mutants_killed": killed,
+            "mutants": len(mutants),
+            "always_pass": always_pass,
+            "always_fail": always_fail,
+            "files": files,
+        }
+        lines = [
+            f"{len(tests)} tests collected; fail on the buggy code: {'yes' if fails_base else 'no'}; "
+            f"pass on the fix: {'yes' if passes_gold else 'no'}; wrong fixes rejected: {len(killed)}/{len(mutants)}"
+        ]
         if always_fail:
             lines.append("these fail even on the fixed code: " + ", ".join(always_fail[:10]))
         if always_pass:
@@ -210,8 +232,11 @@ class TestGenEnv(CodeRepairEnv):
     def gold_action(self) -> str:
         """Adds the task's own fail-to-pass tests (SWE-bench instances: ``test_patch``)."""
         spec = self.repair_spec()
-        patch = spec.test_patch if spec.hidden_dir is None else "".join(
-            file_diff(path, None, text) for path, text in self.gold_tests().items())
+        patch = (
+            spec.test_patch
+            if spec.hidden_dir is None
+            else "".join(file_diff(path, None, text) for path, text in self.gold_tests().items())
+        )
         from .repair import gold_for_harness
 
         return gold_for_harness(self.harness, patch)

@@ -30,7 +30,9 @@ class _Filter(cst.CSTTransformer):
             return cst.RemovalSentinel.REMOVE
         return updated
 
-    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef | cst.RemovalSentinel:
+    def leave_FunctionDef(
+        self, original: cst.FunctionDef, updated: cst.FunctionDef
+    ) -> cst.FunctionDef | cst.RemovalSentinel:
         qual = ".".join([*self.cls, updated.name.value])
         if not updated.name.value.startswith("test"):
             return updated
