@@ -516,6 +516,14 @@ def test_terminal_setup_script_builds_git_history_and_editor_harness_solves():
     assert reward == 1.0 and terminated and info["verdict"]["passed"] == info["verdict"]["total"] == 2
 
 
+def test_step_rewards_follow_each_verifier_check_and_add_up_to_the_score():
+    env = TerminalEnv(sandbox="local", step_rewards=True)
+    env.reset(options={"task_id": "fix-script-permissions"})
+    rewards = [env.step(cmd)[1] for cmd in ("chmod u+x bin/*.sh", "ls", "chmod 600 secrets.env", "submit")]
+    env.close()
+    assert rewards == [0.5, 0.0, 0.5, 0.0]
+
+
 def test_terminal_verifier_ignores_agent_conftest_and_reward_files():
     env = TerminalEnv(sandbox="local")
     env.reset(options={"task_id": "dedupe-emails"})

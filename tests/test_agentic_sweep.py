@@ -71,3 +71,26 @@ def test_every_testgen_task_gold_full_noop_zero(task_id):
     noop, _ = _run(env, task_id, "```python\n```")
     env.close()
     assert noop == 0.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("task_id", [REPAIR[0], REPAIR[len(REPAIR) // 2]])
+def test_testgen_on_both_backends_gold_full_noop_zero(backend, task_id):
+    env = TestGenEnv(sandbox=backend)
+    gold, info = _run(env, task_id)
+    assert gold == 1.0, info["feedback"]
+    noop, _ = _run(env, task_id, "```python\n```")
+    env.close()
+    assert noop == 0.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("harness", ["bash", "editor"])
+def test_multi_turn_harnesses_reach_gold_on_both_backends(backend, harness):
+    env = CodeRepairEnv(sandbox=backend, harness=harness)
+    gold, info = _run(env, REPAIR[1])
+    env.close()
+    term = TerminalEnv(sandbox=backend, harness=harness)
+    tgold, tinfo = _run(term, TERMINAL[1])
+    term.close()
+    assert (gold, tgold) == (1.0, 1.0), (info["feedback"], tinfo["feedback"])

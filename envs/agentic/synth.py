@@ -242,7 +242,10 @@ def synthesize(
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``codegym synth-tasks``; returns the exit status."""
-    parser = argparse.ArgumentParser(prog="codegym synth-tasks", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="codegym synth-tasks",
+        description="Turn a git repository with a pytest suite into repair tasks (procedural bug injection).",
+    )
     parser.add_argument("--repo", required=True, type=Path, help="repository with a pytest suite")
     parser.add_argument("--out", type=Path, default=Path("synth-tasks"), help="folder for the task dirs")
     parser.add_argument("--prefix", help="task id prefix (default: the repository folder name)")
@@ -252,7 +255,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mutants", type=int, default=3, help="wrong fixes kept per task for TestGen")
     parser.add_argument("--sandbox", choices=("local", "docker"), default=None)
     parser.add_argument("--pass-rates", type=Path, help="JSON map task id -> pass rate of the current policy")
-    parser.add_argument("--band", type=float, nargs=2, default=(0.0, 1.0), metavar=("LOW", "HIGH"))
+    parser.add_argument(
+        "--band",
+        type=float,
+        nargs=2,
+        default=(0.0, 1.0),
+        metavar=("LOW", "HIGH"),
+        help="with --pass-rates: keep tasks whose rate is inside [LOW, HIGH] (tasks without a rate count as 0.5)",
+    )
     parser.add_argument("--list-mutators", action="store_true", help=f"print the mutators ({', '.join(MUTATORS)})")
     args = parser.parse_args(argv)
     if args.list_mutators:
