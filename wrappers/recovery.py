@@ -73,7 +73,8 @@ class RecoveryWrapper(gym.Wrapper):
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Step the current attempt; on a failed end, restart the task with feedback."""
-        obs, reward, terminated, truncated, info = self.env.step(action)
+        obs, raw_reward, terminated, truncated, info = self.env.step(action)
+        reward = float(raw_reward)
         if not (terminated or truncated):
             info["recovery"] = self._info(None, False)
             return obs, reward, terminated, truncated, info
@@ -85,7 +86,7 @@ class RecoveryWrapper(gym.Wrapper):
         preface = self._preface(info)
         self._attempt += 1
         self._ids.append(f"{self._chain_id}/a{self._attempt}")
-        obs = self.env.unwrapped.restart_attempt(preface)
+        obs = self.env.unwrapped.restart_attempt(preface)  # type: ignore[attr-defined]
         info["recovery"]["next_attempt_id"] = self._ids[-1]
         return obs, reward, False, False, info
 

@@ -185,7 +185,7 @@ class AgenticEnv(CodeEnv):
         parsed = parse_bash(action) if self.harness == "bash" else parse_editor(action)
         if parsed.error:
             return self._intermediate(parsed.error)
-        outputs = []
+        outputs: list[str] = []
         for call in parsed.calls:
             if call.tool == "submit":
                 outcome = self._submit(action, None)

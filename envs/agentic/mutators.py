@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 _FLIP_BINARY: dict[type, type] = {
     cst.Add: cst.Subtract,
@@ -61,7 +62,7 @@ class Mutation:
 class _Mutator(cst.CSTTransformer):
     """Walks a module; counts sites of ``kind``, rewrites site number ``target`` (-1: none)."""
 
-    METADATA_DEPENDENCIES = (cst.metadata.PositionProvider,)
+    METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(self, kind: str, target: int) -> None:
         super().__init__()
@@ -87,7 +88,7 @@ class _Mutator(cst.CSTTransformer):
         self.count += 1
         if index != self.target:
             return False
-        line = self.get_metadata(cst.metadata.PositionProvider, node).start.line
+        line = self.get_metadata(PositionProvider, node).start.line
         self.hit = Mutation(self.kind, index, ".".join(self.functions), line)
         return True
 
@@ -135,7 +136,7 @@ class _Mutator(cst.CSTTransformer):
             if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
                 return updated.with_changes(test=test.expression)
             return updated.with_changes(
-                test=cst.UnaryOperation(cst.Not(), cst.ensure_type(_paren(test), cst.BaseExpression))
+                test=cst.UnaryOperation(cst.Not(), _paren(test))
             )
         return updated
 
@@ -171,7 +172,7 @@ def _paren(expr: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def _run(source: str, kind: str, target: int) -> tuple[str, _Mutator]:
-    wrapper = cst.metadata.MetadataWrapper(cst.parse_module(source))
+    wrapper = MetadataWrapper(cst.parse_module(source))
     visitor = _Mutator(kind, target)
     module = wrapper.visit(visitor)
     return module.code, visitor
