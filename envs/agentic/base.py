@@ -207,7 +207,8 @@ class AgenticEnv(CodeEnv):
         components: dict[str, float] = {}
         if self.step_rewards:
             # Graded on a fork, so grading leaves the agent's work dir as it was.
-            live, self._sandbox = self._sandbox, self.sandbox.fork()
+            live = self.sandbox
+            self._sandbox = live.fork()
             try:
                 graded = self._evaluate_with_audit("", None)
             finally:

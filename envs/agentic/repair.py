@@ -129,6 +129,7 @@ class CodeRepairEnv(AgenticEnv):
         kept = [f for f in files if not is_test_path(f.path, protected) and not is_state_path(f.path)]
         dropped = sorted(f.path for f in files if f not in kept)
         grader = self.new_sandbox(self._tree)
+        credit_envs: list[tuple[Any, ...]] = []
         try:
             problem = install_hidden_tests(grader, spec)
             if problem:
@@ -147,6 +148,9 @@ class CodeRepairEnv(AgenticEnv):
             summary = summarize(spec, run_pytest(grader, spec.targets))
             spans = self._hunk_credit(spec, credit_envs, summary["f2p_frac"])
         finally:
+            for *_, variant in credit_envs:
+                if variant is not None:
+                    variant[0].close()  # idempotent: _hunk_credit closes the ones it ran
             grader.close()
         components = {
             "f2p": summary["f2p_frac"],
