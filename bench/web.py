@@ -14,7 +14,7 @@ import asyncio
 import time
 
 from codegym.envs.webapp import BrowserPool, WebAppEnv
-from codegym.envs.webapp.grader import BLANK_PAGE, BLANK_PATH, grade_in_browser
+from codegym.envs.webapp.grader import grade_in_browser
 from codegym.envs.webapp.pool import launch_once
 from codegym.envs.webapp.server import StaticServer
 
@@ -22,7 +22,7 @@ SAMPLE = ["counter-01", "tabs-01", "modal-02", "convert-01", "todo-01", "quiz-01
 
 
 def files_of(task):
-    return {"index.html": task["gold"], BLANK_PATH: BLANK_PAGE}
+    return {"index.html": task["gold"]}
 
 
 def check(report, task):

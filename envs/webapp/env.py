@@ -10,7 +10,7 @@ from codegym.errors import InfraError, TaskFormatError
 
 from . import credit as cr
 from .flows import validate_flow
-from .grader import BLANK_PAGE, BLANK_PATH, LIMITS, Budget, grade_in_browser
+from .grader import LIMITS, Budget, grade_in_browser
 from .pool import BrowserPool
 from .react import compile_jsx, react_files
 from .server import StaticServer
@@ -234,7 +234,6 @@ class WebAppEnv(CodeEnv):
             files = react_files(compiled.js)
         else:
             files = {"index.html": src}
-        files[BLANK_PATH] = BLANK_PAGE
         try:
             server = StaticServer(files)
         except (OSError, RuntimeError) as exc:  # no free port / no thread: the machine, not the app

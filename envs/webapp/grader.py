@@ -2,8 +2,8 @@
 
 Everything here is a coroutine on the pool's event loop (``pool.py``). A grading gets a fresh
 browser context; each rubric item then starts from a freshly loaded app with empty storage
-(localStorage, sessionStorage, IndexedDB, Cache Storage and cookies are wiped between items
-from a blank page of the same origin), so one broken item cannot make another fail and a
+(localStorage, sessionStorage, IndexedDB, Cache Storage and cookies are wiped between items,
+see ``WIPE_INIT``), so one broken item cannot make another fail and a
 broken app fails exactly the items it breaks. A page that hangs costs its context: the
 next item gets a new one. The fake clock (``advance`` steps) is installed in every
 context; time flows naturally until a flow advances it.
@@ -116,14 +116,17 @@ def new_tally() -> dict[str, Any]:
     }
 
 
-BLANK_PATH = "__codegym_blank.html"
-# sessionStorage belongs to the tab and survives navigations: only a page of the origin can
-# clear it. Everything else (localStorage, IndexedDB, Cache Storage, cookies) is cleared by the
-# browser through DevTools' Storage.clearDataForOrigin right after this page has loaded.
-BLANK_PAGE = (
-    "<!doctype html><title>blank</title><script>try { sessionStorage.clear(); "
-    "localStorage.clear(); } catch (e) {}</script>"
-)
+FRESH_PARAM = "__codegym_fresh"
+# Every item starts on a fresh app with empty storage. The browser clears localStorage,
+# IndexedDB, Cache Storage and cookies (DevTools' Storage.clearDataForOrigin); sessionStorage
+# belongs to the tab and survives navigations, so this init script, which runs before any of
+# the app's scripts, clears both Web Storages again when the URL carries FRESH_PARAM and then
+# drops the parameter (a later ``reload`` step must keep the storage it is testing).
+WIPE_INIT = (
+    "(() => { try { const u = new URL(location.href); if (u.searchParams.has('%s')) {"
+    " sessionStorage.clear(); localStorage.clear(); u.searchParams.delete('%s');"
+    " history.replaceState(history.state, '', u.pathname + u.search + u.hash); } } catch (e) {} })();"
+) % (FRESH_PARAM, FRESH_PARAM)
 
 
 @dataclass
@@ -163,9 +166,12 @@ async def open_session(browser: Any, origin: str, credit: bool = False, budget: 
         watch.websockets.append(ws.url[:200])
         await ws.close()
 
-    await ctx.route(lambda url: not url.startswith(origin + "/"), block)
+    # A regex (not a Python callable) lets Playwright's driver pass same-origin requests on by
+    # itself, without a round trip to Python for each of them.
+    await ctx.route(re.compile("^(?!" + re.escape(origin + "/") + ")"), block)
     await ctx.route_web_socket(re.compile(r".*"), mock_ws)
     await ctx.clock.install(time=FIXED_TIME)
+    await ctx.add_init_script(WIPE_INIT)
     page = await ctx.new_page()
 
     def on_popup(p: Any) -> None:
@@ -225,9 +231,12 @@ async def close_session(sess: Session, tally: dict[str, Any]) -> None:
         tally["close_hung"] = True
 
 
-async def goto(page: Any, origin: str, react: bool) -> bool:
-    """Open the app and wait until it is ready; False when a React root stayed empty."""
-    await page.goto(origin + "/", wait_until="load")
+async def goto(page: Any, origin: str, react: bool, fresh: bool = False) -> bool:
+    """Open the app and wait until it is ready; False when a React root stayed empty.
+
+    ``fresh``: the init script wipes Web Storage before the app's scripts run.
+    """
+    await page.goto(f"{origin}/?{FRESH_PARAM}=1" if fresh else f"{origin}/", wait_until="load")
     if react:
         try:
             await page.wait_for_function(
@@ -240,8 +249,7 @@ async def goto(page: Any, origin: str, react: bool) -> bool:
 
 
 async def wipe(sess: Session, origin: str) -> None:
-    """Leave the app for a blank same-origin page and wipe every kind of storage."""
-    await sess.page.goto(f"{origin}/{BLANK_PATH}", wait_until="load")
+    """Clear every kind of storage of the origin (the next fresh load clears Web Storage again)."""
     await sess.cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
 
 
@@ -250,7 +258,7 @@ async def load_check(sess: Session, origin: str, react: bool) -> dict[str, Any]:
     out: dict[str, Any] = {"loaded": False, "hung": False, "dom_nodes": 0, "storage_bytes": 0}
     try:
         out["rendered"] = await asyncio.wait_for(goto(sess.page, origin, react), sess.budget.load_s + 3)
-        await asyncio.sleep(0.2)  # errors thrown from setTimeout(0)/promises after load
+        await asyncio.sleep(0.05)  # errors thrown from setTimeout(0)/promises after load
         out.update(await asyncio.wait_for(sess.page.evaluate(STATS_JS), 3))
         out["loaded"] = True
     except Exception as exc:  # noqa: BLE001 - a load timeout is the app's failure
@@ -345,7 +353,7 @@ async def _flow(
     initial: dict[str, bool],
 ) -> None:
     try:
-        await goto(page, origin, react)
+        await goto(page, origin, react, fresh=True)
     except Exception as exc:  # noqa: BLE001
         res["reason"] = f"the app did not load: {str(exc).splitlines()[0][:200]}"
         return
@@ -472,39 +480,64 @@ async def grade_in_browser(
     credit: bool = True,
     screenshots: str = "failed",
     budget: Budget = Budget(),
+    lanes: int = 1,
 ) -> dict[str, Any]:
-    """Load the app (runtime stage), then run each item's flow; the browser-side report."""
+    """Load the app (runtime stage), then run each item's flow; the browser-side report.
+
+    Items run in ``lanes`` contexts at once (each with its own storage, so they cannot see
+    each other): most of an item's time is round trips to the browser, which overlap.
+    """
     tally = new_tally()
-    sess: Session | None = await open_session(browser, origin, credit, budget)
-    results: list[dict[str, Any]] = []
-    handler_cache = sess.handlers
+    handler_cache: dict[str, list[str]] = {}
+    lanes = max(1, min(lanes, len(items)))
+    first = await open_session(browser, origin, credit, budget)
+    first.handlers = handler_cache
+    # the other lanes' contexts open while the first one loads the app
+    extra = [asyncio.ensure_future(open_session(browser, origin, credit, budget)) for _ in range(lanes - 1)]
+    results: list[dict[str, Any] | None] = [None] * len(items)
+    sessions: list[Session | None] = [first]
     try:
-        load = await load_check(sess, origin, react)
+        load = await load_check(first, origin, react)
         if load["hung"]:
             tally["hung"] = True
         syntax = [e for e in load["page_errors"] if e["name"] == "SyntaxError"]
+        for fut in extra:
+            sess = await fut
+            sess.handlers = handler_cache
+            sessions.append(sess)
         if load["loaded"] and not syntax and load.get("rendered", True):
             try:
-                initial = await asyncio.wait_for(initial_state(sess.page, items), budget.item_s)
+                initial = await asyncio.wait_for(initial_state(first.page, items), budget.item_s)
             except TimeoutError:
                 initial = {}
-            for item in items:
-                if sess is None:
-                    sess = await open_session(browser, origin, credit, budget)
-                    sess.handlers = handler_cache
-                try:
-                    await asyncio.wait_for(wipe(sess, origin), 10)
-                except Exception:  # noqa: BLE001 - the app's page would not let go: new context
-                    await close_session(sess, tally)
-                    sess = await open_session(browser, origin, credit, budget)
-                    sess.handlers = handler_cache
-                res = await run_item(sess, origin, react, item, screenshots, initial)
-                results.append(res)
-                if res.get("hung"):
-                    tally["hung"] = True
-                    await close_session(sess, tally)
-                    sess = None
+            queue = list(enumerate(items))
+
+            async def lane(k: int) -> None:
+                while queue:
+                    index, item = queue.pop(0)
+                    sess = sessions[k]
+                    if sess is None:
+                        sess = sessions[k] = await open_session(browser, origin, credit, budget)
+                        sess.handlers = handler_cache
+                    try:
+                        await asyncio.wait_for(wipe(sess, origin), 10)
+                    except Exception:  # noqa: BLE001 - the page would not let go: new context
+                        await close_session(sess, tally)
+                        sess = sessions[k] = await open_session(browser, origin, credit, budget)
+                        sess.handlers = handler_cache
+                    res = await run_item(sess, origin, react, item, screenshots, initial)
+                    results[index] = res
+                    if res.get("hung"):
+                        tally["hung"] = True
+                        await close_session(sess, tally)
+                        sessions[k] = None
+
+            await asyncio.gather(*(lane(k) for k in range(len(sessions))))
     finally:
-        if sess is not None:
-            await close_session(sess, tally)
-    return {"load": load, "items": results, "tally": tally}
+        for fut in extra:
+            if not fut.done():
+                fut.cancel()
+        for sess in sessions:
+            if sess is not None:
+                await close_session(sess, tally)
+    return {"load": load, "items": [r for r in results if r is not None], "tally": tally}
