@@ -76,9 +76,9 @@ def outputs_equal(got: str, expected: str, float_tol: float | None = None) -> bo
     return all(x == y or _tokens_equal(x, y, float_tol) for x, y in zip(a, b, strict=True))
 
 
-def show(value: Any, limit: int = 200) -> str:
-    """A short text form of a value for feedback."""
-    text = value if isinstance(value, str) else repr(decode(value))
+def show(value: Any, limit: int = 200, text: bool = False) -> str:
+    """A short text form of a value for feedback (``text``: a str is shown as is, e.g. stdout)."""
+    text = value if (text and isinstance(value, str)) else repr(decode(value))
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} chars)"
 
 

@@ -199,6 +199,7 @@ class CodeGenEnv(CodeEnv):
     # ------------------------------------------------------------------ text for the model
     def _feedback(self, task: Task, result: RunResult) -> str:
         n, passed = len(result.tests), result.passed
+        io = task["kind"] == "stdio"  # stdout is shown as text, returned values as repr
         if not result.syntax_ok:
             head = f"Does not compile (line {result.error_line}):\n{result.load_trace.strip()[-1500:]}"
             return head
@@ -210,14 +211,15 @@ class CodeGenEnv(CodeEnv):
             return "\n".join(lines)
         failing = [(i, t) for i, t in enumerate(result.tests) if t.status != "pass"]
         for i, t in failing[: 1 if self.feedback_level == "first" else len(failing)]:
-            lines.append(f"Test {i + 1} {t.status}: input {show(_input_of(task, i))}")
+            lines.append(f"Test {i + 1} {t.status}: input {show(_input_of(task, i), text=True)}")
             if t.status == "fail":
-                lines.append(f"  expected {show(t.expected)}\n  got      {show(t.got)}")
+                lines.append(f"  expected {show(t.expected, text=io)}\n  got      {show(t.got, text=io)}")
             elif t.trace:
                 lines.append("  " + t.trace.strip()[-800:].replace("\n", "\n  "))
         return "\n".join(lines)
 
     def _verdict(self, task: Task, result: RunResult) -> dict[str, Any]:
+        io = task["kind"] == "stdio"
         return {
             "language": task["language"],
             "kind": task["kind"],
@@ -227,7 +229,12 @@ class CodeGenEnv(CodeEnv):
             "loaded": result.loaded,
             "error_line": result.error_line,
             "tests": [
-                {"status": t.status, "expected": show(t.expected), "got": show(t.got), "trace": t.trace[-500:]}
+                {
+                    "status": t.status,
+                    "expected": show(t.expected, text=io),
+                    "got": show(t.got, text=io),
+                    "trace": t.trace[-500:],
+                }
                 for t in result.tests
             ],
         }
