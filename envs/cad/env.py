@@ -22,6 +22,7 @@ from .targets import Target, load_target
 from .worker import ColdRunner, RawAttempt, WarmWorker
 
 _VERDICT = re.compile(r"^\W*verdict\W*[:\-]\s*(?P<word>done|revise|change)\b(?P<rest>.*)$", re.I)
+_OUT_OF_MEMORY = re.compile(r"MemoryError|OutOfMemory|bad_alloc")
 #: Audit flags that void an attempt (reward and audit reward go to the floor).
 VOIDING_FLAGS = frozenset({"process_spawn", "network", "signal", "native_code", "write_outside_workdir",
                            "worker_killed", "timeout", "memory_limit"})
@@ -63,8 +64,9 @@ class TextToCADEnv(CodeEnv):
     :mod:`codegym.envs.cad.geometry` (``n_points`` seeded samples per surface, distances in
     units of the target's size, ``tau = f1_threshold``)::
 
-        score = 0.6 * f1 + 0.2 * exp(-chamfer / tau) + 0.2 * iou      (iou: both parts closed)
-        score = 0.8 * f1 + 0.2 * exp(-chamfer / tau)                  (otherwise)
+        chamfer_score = 1 / (1 + (chamfer / tau) ** 2)
+        score = 0.6 * f1 + 0.2 * chamfer_score + 0.2 * iou      (iou: both parts closed)
+        score = 0.8 * f1 + 0.2 * chamfer_score                  (otherwise)
 
     No code, a syntax error, an exception, no ``result``, an empty solid, the time or memory
     limit, or a voiding audit flag (process spawning, sockets, signals, native code, writes
@@ -292,12 +294,16 @@ class TextToCADEnv(CodeEnv):
             return self._floor(f"Time limit: the code ran longer than {self.timeout_s:g} s and was stopped.",
                                {"error": "timeout"}, [*flags, "timeout"])
         err = meta.get("error") if isinstance(meta.get("error"), str) else None
-        if raw.memory or (err or "").rstrip().endswith("MemoryError"):
+        peak = meta.get("vm_peak_frac")
+        near_cap = err is not None and isinstance(peak, (int, float)) and peak > 0.9
+        if raw.memory or near_cap or _OUT_OF_MEMORY.search((err or "").strip().rsplit("\n", 1)[-1]):
             return self._floor(f"Memory limit: the code used more than {self.memory_mb} MB and was stopped.",
                                {"error": "memory"}, [*flags, "memory_limit"])
         if raw.killed and err is None:
-            return self._floor(f"The code crashed the CAD worker ({raw.killed}).", {"error": "crashed"},
-                               [*flags, "worker_killed"])
+            return self._floor(
+                f"The code crashed the CAD kernel ({raw.killed}); OpenCascade does this when an operation runs "
+                f"out of memory (limit {self.memory_mb} MB) or gets degenerate input.",
+                {"error": "crashed"}, [*flags, "worker_killed"])
         if err is not None:
             return self._floor(f"The code failed:\n{err}", {"error": "exception"}, flags)
         final = meta.get("final") if isinstance(meta.get("final"), dict) else None

@@ -141,7 +141,10 @@ def run_attempt(req):
         else:
             try:
                 shape = to_shape(ns[req["final"]])
-                if shape is None:
+                if shape is None and isinstance(ns[req["final"]], (cq.Workplane, cq.Sketch)):
+                    meta["error"] = ("ValueError: `result` holds no solid (only wires, sketches or points): "
+                                     "extrude, revolve or loft it")
+                elif shape is None:
                     kind = type(ns[req["final"]]).__name__
                     meta["error"] = f"TypeError: `result` is a {kind}, expected a cadquery Workplane, Shape or Assembly"
                 else:
@@ -149,6 +152,9 @@ def run_attempt(req):
                     meta["final"] = dict(stats, key="final")
             except BaseException as exc:  # noqa: BLE001
                 meta["error"] = _trace(exc)
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if limit > 0:  # near the cap, failures are the memory limit's (OCCT may return null shapes)
+        meta["vm_peak_frac"] = _vm_bytes("VmPeak:") / limit
     np.savez(os.path.join(out_dir, "mesh.npz"), **arrays)
     with open(os.path.join(out_dir, "meta.json"), "w") as f:
         json.dump(meta, f)
@@ -160,10 +166,10 @@ def _trace(exc):
     return "".join(kept)[-4000:]
 
 
-def _vm_bytes():
+def _vm_bytes(field="VmSize:"):
     with open("/proc/self/status") as f:
         for line in f:
-            if line.startswith("VmSize:"):
+            if line.startswith(field):
                 return int(line.split()[1]) * 1024
     return 0
 
@@ -181,6 +187,13 @@ def _child(req, proto_fds):
     os.chdir(out_dir)
     cpu = int(req["cpu"])
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    try:  # be the OOM killer's first choice in the sandbox's cgroup, never the server
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")
+    except OSError:
+        pass
+    # The address-space cap fails big allocations at once (MemoryError); the sandbox's cgroup
+    # is only the backstop, because near its limit the kernel thrashes before it OOM-kills.
     mem = _vm_bytes() + int(req["mem_mb"]) * 2**20
     resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
     try:

@@ -23,6 +23,7 @@ import select
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import weakref
@@ -36,7 +37,7 @@ from codegym.sandbox.paths import inside
 
 SERVER_SOURCE = (Path(__file__).parent / "server.py").read_text(encoding="utf-8")
 SERVER_ARGV = [sys.executable, "-c", f"exec(compile({SERVER_SOURCE!r}, '<cad-server>', 'exec'))"]
-START_TIMEOUT_S = 120.0
+START_TIMEOUT_S = float(os.environ.get("CODEGYM_CAD_START_TIMEOUT", "300"))  # importing cadquery takes seconds, minutes on an overloaded host
 
 
 @dataclass
@@ -113,7 +114,7 @@ class WarmWorker(_Base):
     Args:
         sandbox_spec: arguments of :func:`codegym.sandbox.create` (backend must be local).
         timeout_s: wall-clock seconds per attempt.
-        memory_mb: address space an attempt may add to the warm worker's.
+        memory_mb: memory an attempt may use beyond the warm worker (cgroup; rlimit without one).
     """
 
     def __init__(self, sandbox_spec: dict[str, Any], timeout_s: float = 30.0, memory_mb: int = 2048) -> None:
@@ -129,11 +130,14 @@ class WarmWorker(_Base):
         from codegym.sandbox.local import _INNER_UID, WORKDIR, _host_setup
 
         spec = {k: v for k, v in self.sandbox_spec.items() if k != "backend"}
-        spec.setdefault("memory_mb", self.memory_mb + 1536)
+        # The cgroup holds the warm server (about 300 MB resident) and one attempt at a time.
+        spec.setdefault("memory_mb", self.memory_mb + 700)
         spec.setdefault("max_processes", 64)
         spec["cpu_s"] = 10**7  # the server lives long; each child gets its own CPU rlimit
         sandbox = create("local", **spec)
         lim = sandbox.limits
+        # The server's own stderr (start-up errors only: attempts write to their folder).
+        self._errlog = tempfile.TemporaryFile()
         setup = _host_setup()
         cgroup = RunCgroup.create(lim.memory_mb * 2**20, lim.max_processes) if setup["as_root"] else None
         fds = [os.open(p, os.O_PATH) for p in setup["ro_paths"]]
@@ -161,7 +165,7 @@ class WarmWorker(_Base):
         drop = {"user": uid, "group": uid, "extra_groups": []} if uid is not None else {}
         try:
             proc = subprocess.Popen(
-                args + SERVER_ARGV, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                args + SERVER_ARGV, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._errlog,
                 env=env, pass_fds=[*fds, work_fd, info_w, block_r], start_new_session=True, **drop,
             )
         except OSError as exc:
@@ -176,17 +180,27 @@ class WarmWorker(_Base):
         if cgroup:
             _join_cgroup(cgroup, proc.pid, info_r)
         os.write(block_w, b"go")
-        os.close(info_r)
         os.close(block_w)
         self._sandbox, self._proc, self._cgroup = sandbox, proc, cgroup
         self._finalizer = weakref.finalize(self, _shutdown, proc, cgroup, sandbox)
+        started = time.monotonic()
         line = self._readline(START_TIMEOUT_S)
         if line != "ready":
+            alive = self.alive
+            code = None if self._proc is None else self._proc.returncode
+            self._errlog.seek(0)
+            err = self._errlog.read()[-2000:].decode("utf-8", "replace")
+            os.close(info_r)
             self.stop()
             raise InfraError(
-                f"the CAD worker did not start (expected 'ready', got {line!r}); check that cadquery "
-                f"imports in {sys.executable} (pip install cadquery) and that bubblewrap works"
+                f"the CAD worker did not start in {time.monotonic() - started:.0f} s (expected 'ready', got "
+                f"{line!r}, process {'still running' if alive else f'exited with {code}'}; stderr: {err!r}); check that "
+                f"cadquery imports in {sys.executable} (pip install cadquery) and that bubblewrap works"
             )
+        self._errlog.close()
+        # Closed only now: bwrap writes its info late on a loaded host, and a closed pipe
+        # would kill it with SIGPIPE.
+        os.close(info_r)
 
     def _readline(self, timeout: float) -> str | None:
         assert self._proc and self._proc.stdout
@@ -258,7 +272,9 @@ class WarmWorker(_Base):
 
 def _join_cgroup(cgroup: Any, bwrap_pid: int, info_fd: int) -> None:
     """Put bwrap and its first child in the cgroup before the server starts (as local.py does)."""
-    ready, _, _ = select.select([info_fd], [], [], 10)
+    # bwrap writes {"child-pid": N} and then waits on --block-fd; on a loaded host that can
+    # take long, so wait as long as a start may take.
+    ready, _, _ = select.select([info_fd], [], [], START_TIMEOUT_S)
     data = os.read(info_fd, 4096) if ready else b""
     cgroup.add(bwrap_pid)
     try:
