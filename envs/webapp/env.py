@@ -37,8 +37,9 @@ class WebAppEnv(CodeEnv):
     static server on ``127.0.0.1`` at an ephemeral port, one server per grading.
 
     Sandbox: the app's JavaScript is untrusted. It is contained by Chromium's own isolation
-    (renderer processes, one fresh browser context per rubric item: no shared cookies,
-    storage, cache or service workers) plus request blocking: every request to any address
+    (renderer processes; one fresh browser context per grading, so nothing is shared with
+    other episodes: cookies, storage, cache; service workers are blocked; every rubric item
+    starts on a freshly loaded page with all storage wiped) plus request blocking: every request to any address
     but the app's own origin, including other localhost ports, is aborted and flagged;
     WebSockets are mocked and flagged; WebRTC is limited to proxied UDP and a dead proxy sits
     behind the blocking as a second wall. Dialogs are dismissed, popups closed, navigation
@@ -47,6 +48,11 @@ class WebAppEnv(CodeEnv):
     runs with ``--no-sandbox`` because graders run as root here, so the OS-level renderer
     sandbox is NOT part of the containment: run graders in a container or VM when the apps
     may carry browser exploits rather than ordinary bad JavaScript.
+
+    Task format (JSON/JSONL, see ``catalog/`` for the bundled ones): ``id``, ``kind``
+    (``html``/``react``), ``request``, ``rubric`` (list of ``{"id", "text", "flow"}``, the flow
+    language is in ``flows.py``), ``gold`` (the app's code), ``broken`` (list of ``{"name",
+    "code", "breaks": [item ids]}``), optional ``split``/``difficulty``/``family``.
 
     ## Action
 
@@ -97,6 +103,8 @@ class WebAppEnv(CodeEnv):
       base64 PNG thumbnail in the verdict.
     * ``credit``: trace handlers through DevTools for ``token_rewards`` (default True).
     * ``load_timeout_s`` (8) / ``item_timeout_s`` (15): when a load / one item's flow counts as hung.
+    * ``sandbox``: accepted for the common signature and ignored: the browser is this family's
+      sandbox (see Description).
     * and CodeEnv's ``max_turns``, ``record_timing``, ``split``, ``difficulty``.
 
     ## Version history
@@ -216,7 +224,13 @@ class WebAppEnv(CodeEnv):
         code = extract_code(action, "jsx" if kind == "react" else "html")
         if code is None or not _looks_like(kind, code.code):
             what = "a ```jsx block with a component" if kind == "react" else "a ```html block with the page"
-            return Outcome(0.0, comps, f"No app found: expected {what}.", verdict={"kind": kind, "stage": "format"})
+            return Outcome(
+                0.0,
+                comps,
+                f"No app found: expected {what}.",
+                verdict={"kind": kind, "stage": "format"},
+                terminated=self.max_turns == 1,
+            )
         comps["format"] = 1.0
         src, off = code.code, code.start
         spans: list[tuple[int, int, float]] = []
@@ -229,7 +243,12 @@ class WebAppEnv(CodeEnv):
                 spans = [(s + off, e + off, -0.1) for s, e in cr.compile_error_spans(src, compiled.errors)]
                 verdict["stage"] = "source"
                 return Outcome(
-                    _reward(comps), comps, f"The component did not compile: {msg}", token_rewards=spans, verdict=verdict
+                    _reward(comps),
+                    comps,
+                    f"The component did not compile: {msg}",
+                    token_rewards=spans,
+                    verdict=verdict,
+                    terminated=self.max_turns == 1,
                 )
             files = react_files(compiled.js)
         else:
@@ -247,7 +266,7 @@ class WebAppEnv(CodeEnv):
                 timeout_s=30 + self.budget.load_s + (self.budget.item_s + 10) * n,
             )
         if report["tally"]["close_hung"]:
-            self.pool._suspect = True  # a context that would not close: restart before next use
+            self.pool.mark_suspect()  # a context that would not close: restart before next use
         report = _normalise(report, origin)
         load, items, tally = report["load"], report["items"], report["tally"]
         syntax = [e for e in load["page_errors"] if e["name"] == "SyntaxError"]
@@ -280,7 +299,8 @@ class WebAppEnv(CodeEnv):
                     )
                 },
                 "items": [
-                    _item_verdict(item, next((r for r in items if r["id"] == item["id"]), None), src) for item in rubric
+                    _item_verdict(item, next((r for r in items if r["id"] == item["id"]), None), src, kind == "html")
+                    for item in rubric
                 ],
                 "containment": {k: tally[k] for k in ("blocked", "websockets", "navigated_away", "dialogs", "popups")},
                 "flags": flags,
@@ -355,7 +375,7 @@ def _normalise(obj: Any, origin: str) -> Any:
     return obj
 
 
-def _item_verdict(item: dict[str, Any], r: dict[str, Any] | None, src: str) -> dict[str, Any]:
+def _item_verdict(item: dict[str, Any], r: dict[str, Any] | None, src: str, html: bool) -> dict[str, Any]:
     if r is None:
         return {
             "id": item["id"],
@@ -370,7 +390,7 @@ def _item_verdict(item: dict[str, Any], r: dict[str, Any] | None, src: str) -> d
         "passed": r["passed"],
         "reason": r["reason"],
         "failed_step": r["failed_step"],
-        "code_spans": [list(s) for s in cr.item_spans(src, r, True)],
+        "code_spans": [list(s) for s in cr.item_spans(src, r, html)],
         "evidence": {
             "dom": r.get("dom", ""),
             "page_errors": r["page_errors"],

@@ -123,10 +123,10 @@ FRESH_PARAM = "__codegym_fresh"
 # the app's scripts, clears both Web Storages again when the URL carries FRESH_PARAM and then
 # drops the parameter (a later ``reload`` step must keep the storage it is testing).
 WIPE_INIT = (
-    "(() => { try { const u = new URL(location.href); if (u.searchParams.has('%s')) {"
-    " sessionStorage.clear(); localStorage.clear(); u.searchParams.delete('%s');"
+    f"(() => {{ try {{ const u = new URL(location.href); if (u.searchParams.has('{FRESH_PARAM}')) {{"
+    f" sessionStorage.clear(); localStorage.clear(); u.searchParams.delete('{FRESH_PARAM}');"
     " history.replaceState(history.state, '', u.pathname + u.search + u.hash); } } catch (e) {} })();"
-) % (FRESH_PARAM, FRESH_PARAM)
+)
 
 
 @dataclass
@@ -145,8 +145,34 @@ class Session:
 
 
 async def open_session(browser: Any, origin: str, credit: bool = False, budget: Budget = Budget()) -> Session:
-    """A fresh context and page with every containment hook and the fake clock installed."""
-    watch = Watch(origin)
+    """A fresh context and page with every containment hook and the fake clock installed.
+
+    The spare kept for the next grading (see :func:`grade_in_browser`) is the one fresh
+    context that exists before its origin is known; it gets its request blocking on adoption.
+    """
+    sess = await _new_session(browser, credit, budget)
+    await adopt(sess, origin)
+    return sess
+
+
+async def adopt(sess: Session, origin: str) -> None:
+    """Bind a fresh session to the app's origin: block every request that leaves it."""
+    watch = sess.watch
+    watch.origin = origin
+
+    async def block(route: Any) -> None:
+        if len(watch.blocked) < 50:
+            watch.blocked.append(route.request.url[:200])
+        await route.abort("blockedbyclient")
+
+    # A regex (not a Python callable) lets Playwright's driver pass same-origin requests on by
+    # itself, without a round trip to Python for each of them.
+    await sess.ctx.route(re.compile("^(?!" + re.escape(origin + "/") + ")"), block)
+
+
+async def _new_session(browser: Any, credit: bool, budget: Budget) -> Session:
+    # The page stays on about:blank, making no request, until adopt() installs the blocking.
+    watch = Watch("")
     ctx = await browser.new_context(
         viewport=VIEWPORT,
         service_workers="block",
@@ -156,19 +182,11 @@ async def open_session(browser: Any, origin: str, credit: bool = False, budget: 
         reduced_motion="reduce",
     )
 
-    async def block(route: Any) -> None:
-        if len(watch.blocked) < 50:
-            watch.blocked.append(route.request.url[:200])
-        await route.abort("blockedbyclient")
-
     async def mock_ws(ws: Any) -> None:
         # Not calling connect_to_server() keeps the socket a local mock: nothing leaves.
         watch.websockets.append(ws.url[:200])
         await ws.close()
 
-    # A regex (not a Python callable) lets Playwright's driver pass same-origin requests on by
-    # itself, without a round trip to Python for each of them.
-    await ctx.route(re.compile("^(?!" + re.escape(origin + "/") + ")"), block)
     await ctx.route_web_socket(re.compile(r".*"), mock_ws)
     await ctx.clock.install(time=FIXED_TIME)
     await ctx.add_init_script(WIPE_INIT)
@@ -183,7 +201,7 @@ async def open_session(browser: Any, origin: str, credit: bool = False, budget: 
         asyncio.ensure_future(_quiet(d.dismiss()))
 
     def on_nav(frame: Any) -> None:
-        if frame.parent_frame is None and not frame.url.startswith(origin + "/") and frame.url != "about:blank":
+        if frame.parent_frame is None and not frame.url.startswith(watch.origin + "/") and frame.url != "about:blank":
             watch.navigated_away.append(frame.url[:200])
 
     def on_console(msg: Any) -> None:
@@ -490,7 +508,7 @@ async def grade_in_browser(
     tally = new_tally()
     handler_cache: dict[str, list[str]] = {}
     lanes = max(1, min(lanes, len(items)))
-    first = await open_session(browser, origin, credit, budget)
+    first = await _take_spare(browser, origin, credit, budget)
     first.handlers = handler_cache
     # the other lanes' contexts open while the first one loads the app
     extra = [asyncio.ensure_future(open_session(browser, origin, credit, budget)) for _ in range(lanes - 1)]
@@ -540,4 +558,47 @@ async def grade_in_browser(
         for sess in sessions:
             if sess is not None:
                 await close_session(sess, tally)
+        if not tally["close_hung"] and browser.is_connected():
+            _keep_spare(browser, credit, budget)
     return {"load": load, "items": [r for r in results if r is not None], "tally": tally}
+
+
+# One fresh, unused context per browser, opened right after a grading, for the next one: in
+# training the model is generating between gradings, so opening it is off the critical path.
+_SPARES: dict[int, tuple[tuple[bool, Budget], asyncio.Future[Session]]] = {}
+
+
+def _keep_spare(browser: Any, credit: bool, budget: Budget) -> None:
+    old = _SPARES.pop(id(browser), None)
+    if old is not None:
+        old[1].cancel()
+    fut = asyncio.ensure_future(_new_session(browser, credit, budget))
+    fut.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "exception never retrieved"
+    _SPARES[id(browser)] = ((credit, budget), fut)
+
+
+async def drop_spare(browser: Any) -> None:
+    """Close the spare context kept for ``browser`` (the pool calls this before closing it)."""
+    spare = _SPARES.pop(id(browser), None)
+    if spare is None:
+        return
+    fut = spare[1]
+    if not fut.done():
+        fut.cancel()
+        return
+    if not fut.cancelled() and fut.exception() is None:
+        await _quiet(fut.result().ctx.close())
+
+
+async def _take_spare(browser: Any, origin: str, credit: bool, budget: Budget) -> Session:
+    spare = _SPARES.pop(id(browser), None)
+    if spare is not None and spare[0] == (credit, budget):
+        try:
+            sess = await asyncio.wait_for(spare[1], 10)
+            await adopt(sess, origin)
+            return sess
+        except Exception:  # noqa: BLE001 - a spare from a dead browser: open a new one
+            pass
+    elif spare is not None:
+        spare[1].cancel()
+    return await open_session(browser, origin, credit, budget)

@@ -117,6 +117,10 @@ class BrowserPool:
         fut = asyncio.run_coroutine_threadsafe(self._run(fn, timeout_s), loop)
         return fut.result(timeout_s * 2 + self.launch_timeout_s * 2 + 30)
 
+    def mark_suspect(self) -> None:
+        """Restart the browser before its next use (something in it would not close)."""
+        self._suspect = True
+
     def browser_pids(self) -> list[int]:
         """Pids of this pool's Chromium processes (found by their marker switch)."""
         pids = []
@@ -225,6 +229,12 @@ class BrowserPool:
         browser, self._browser = self._browser, None
         if browser is None:
             return
+        from .grader import drop_spare  # the grader keeps a spare context per browser
+
+        try:
+            await asyncio.wait_for(drop_spare(browser), 5)
+        except Exception:  # noqa: BLE001
+            pass
         try:
             await asyncio.wait_for(browser.close(), 5)
         except Exception:  # noqa: BLE001 - a hung or dead browser: kill it by pid
