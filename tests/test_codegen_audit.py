@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gymnasium as gym
 import pytest
 from codegym.envs.codegen import CodeGenEnv
 
@@ -76,7 +75,7 @@ def test_an_always_equal_object_is_not_graded_as_the_right_answer(env: CodeGenEn
 def test_patching_builtins_and_the_comparison_is_flagged_and_changes_nothing(env: CodeGenEnv) -> None:
     code = (
         "import builtins, json\nbuiltins.isinstance = lambda *a: True\n"
-        "json.dumps = lambda *a, **k: '{\"status\": \"pass\"}'\n"
+        'json.dumps = lambda *a, **k: \'{"status": "pass"}\'\n'
         "def f(x):\n    return 0\n"
     )
     reward, info = attempt(env, code)
@@ -85,12 +84,16 @@ def test_patching_builtins_and_the_comparison_is_flagged_and_changes_nothing(env
 
 
 def test_timer_tampering_cannot_stretch_the_timeout_and_is_flagged(env: CodeGenEnv) -> None:
+    env.timeout = 0.3
     code = (
         "import time, signal\ntime.monotonic = lambda: 0.0\ntime.time = lambda: 0.0\n"
         "signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
         "def f(x):\n    while True:\n        pass\n"
     )
-    reward, info = attempt(env, code)
+    try:
+        reward, info = attempt(env, code)
+    finally:
+        env.timeout = 1.0
     assert reward == 0.0
     assert all(t["status"] == "timeout" for t in info["verdict"]["tests"])
     assert "timer_tampering" in info["audit"]["flags"]
@@ -124,12 +127,17 @@ def test_printing_a_forged_result_frame_is_not_graded(env: CodeGenEnv) -> None:
     assert reward == 0.0
 
 
-def test_bundled_gold_solutions_raise_no_audit_flag() -> None:
-    e = gym.make("CodeGen-v0").unwrapped
-    try:
-        for task in list(e.tasks)[::7]:
-            e.reset(options={"task_id": task.id})
-            _, reward, _, _, info = e.step(e.gold_action())
-            assert reward == 1.0 and info["audit"]["flags"] == [], (task.id, info["audit"])
-    finally:
-        e.close()
+def test_no_bundled_gold_solution_raises_an_audit_flag() -> None:
+    # the audit is a static read plus runtime signs; gold's runtime is covered by the sweeps
+    import json
+    from pathlib import Path
+
+    from codegym.envs.codegen.audit import audit
+
+    root = Path(__file__).resolve().parents[1] / "assets"
+    for name in ("codegen/functions.jsonl", "codegen/stdio.jsonl", "codeopt/problems.jsonl"):
+        for line in (root / name).read_text(encoding="utf-8").splitlines():
+            t = json.loads(line)
+            tests = t["tests"] + t.get("perf_tests", [])
+            expected = [x.get("expected", x.get("output")) for x in tests]
+            assert audit(t["gold"], t["language"], t["kind"], expected, []) == [], t["id"]
