@@ -100,8 +100,10 @@ def main() -> None:
     ap.add_argument("--prompts", type=int, default=4, help="prompts per step")
     ap.add_argument("--max-new-tokens", type=int, default=32)
     ap.add_argument("--reward", choices=("env", "length"), default="env")
+    ap.add_argument("--threads", type=int, default=1, help="torch CPU threads, both sides")
     args = ap.parse_args()
     torch.manual_seed(0)
+    torch.set_num_threads(args.threads)
     tasks = generate_tasks(64, 0, "easy", "train")
     env = gym.make("CodeGen-v0", tasks=tasks, trace=False)
     if args.reward == "length":

@@ -7,7 +7,7 @@ GRPO broadcasts the group-normalised sequence reward, BoT-GRPO normalises per-to
 group statistics. Reports the steps each needs for the moving-average train reward to reach
 a threshold, and draws both curves on one plot.
 
-    PYTHONPATH=. .venv/bin/python examples/train_bot_vs_grpo.py [steps=30] [seed=0] [threshold=0.6]
+    PYTHONPATH=. .venv/bin/python examples/train_bot_vs_grpo.py [steps=25] [seed=0] [threshold=0.4]
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def steps_to(curve: list[float], threshold: float) -> int | None:
 
 
 def compare(
-    steps: int = 30, seed: int = 0, threshold: float = 0.6, out_dir: str = "runs/bot_vs_grpo", **overrides: Any
+    steps: int = 25, seed: int = 0, threshold: float = 0.4, out_dir: str = "runs/bot_vs_grpo", **overrides: Any
 ) -> dict[str, Any]:
     """Run the comparison; returns curves, steps to threshold and the plot path."""
     out = Path(out_dir)
@@ -65,6 +65,7 @@ def compare(
             curves[algo] = (list(range(1, len(ma) + 1)), ma)
             result[algo] = {
                 "steps_to_threshold": steps_to(ma, threshold),
+                "rewards": rewards,
                 "final_ma_reward": ma[-1],
                 "first_ma_reward": ma[0],
                 "heldout_before": run["before"],
@@ -87,9 +88,10 @@ def compare(
 if __name__ == "__main__":
     args = dict(a.split("=", 1) for a in sys.argv[1:])
     res = compare(
-        steps=int(args.pop("steps", 30)),
+        steps=int(args.pop("steps", 25)),
         seed=int(args.pop("seed", 0)),
-        threshold=float(args.pop("threshold", 0.6)),
+        threshold=float(args.pop("threshold", 0.4)),
         out_dir=args.pop("out_dir", "runs/bot_vs_grpo"),
     )
+    Path(res["plot"]).with_suffix(".json").write_text(json.dumps(res, indent=2))
     print(json.dumps(res, indent=2))

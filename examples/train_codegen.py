@@ -47,27 +47,36 @@ RECIPE: dict[str, Any] = dict(
 )
 
 
-def make_tasks(n_train: int = 200, n_test: int = 48, seed: int = 0) -> list[dict[str, Any]]:
-    """Generated easy train tasks, and held-out tasks whose functions no train task has.
+def make_tasks(seed: int = 0, n_rl: int = 55, n_test: int = 40) -> list[dict[str, Any]]:
+    """CodeGen easy tasks in three disjoint sets of functions: ``sft``, ``train`` (RL), ``test``.
 
-    The held-out tasks are new (template, constant) combinations of skills seen in training:
-    drawn from another seed and kept only when their gold function differs from every train
-    gold. (CodeGen's own ``split="test"`` uses constants that never occur in training, which
-    a model whose tokenizer and embeddings were built from the training text cannot write.)
+    The easy space holds 185 distinct functions (template x constant). The warm start imitates
+    the gold of the ``sft`` set; GRPO then trains, from rewards only, on ``train`` functions
+    the model never saw; the held-out ``test`` functions are new (template, constant)
+    combinations of skills seen in training. (CodeGen's own ``split="test"`` uses constants
+    that never occur in training, which a model whose tokenizer and embeddings were built from
+    the training text cannot write.)
     """
-    train = generate_tasks(n_train, seed, "easy", "train")
-    seen = {t["gold"] for t in train}
-    test: list[dict[str, Any]] = []
-    for t in generate_tasks(20 * n_test, seed + 1000, "easy", "train"):
-        if t["gold"] not in seen and len(test) < n_test:
-            seen.add(t["gold"])
-            test.append({**t, "id": f"heldout-{seed}-{len(test)}", "split": "test"})
-    return train + test
+    import random
+
+    pool: dict[str, dict[str, Any]] = {}
+    for s in range(6):
+        for t in generate_tasks(500, s, "easy", "train"):
+            pool.setdefault(t["gold"], t)
+    funcs = sorted(pool)
+    random.Random(seed).shuffle(funcs)
+    with_constant = [f for f in funcs if any(ch.isdigit() for ch in f)]
+    test = with_constant[:n_test]
+    rl = with_constant[n_test : n_test + n_rl]
+    out = []
+    for split, chosen in (("test", test), ("train", rl), ("sft", [f for f in funcs if f not in test + rl])):
+        out += [{**pool[f], "id": f"{split}-{k}", "split": split} for k, f in enumerate(chosen)]
+    return out
 
 
-def make_env(n_train: int = 200, n_test: int = 48, seed: int = 0, **env_kwargs: Any) -> gym.Env:
+def make_env(seed: int = 0, **env_kwargs: Any) -> gym.Env:
     """CodeGen-v0 over :func:`make_tasks`."""
-    return gym.make("CodeGen-v0", tasks=make_tasks(n_train, n_test, seed), **env_kwargs)
+    return gym.make("CodeGen-v0", tasks=make_tasks(seed), **env_kwargs)
 
 
 def main(argv: list[str]) -> dict[str, Any]:

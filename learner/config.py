@@ -64,7 +64,9 @@ class LearnerConfig:
     Environment
         env_id (str, default ``"CodeGen-v0"``): id given to ``gym.make``.
         env_kwargs (dict, default ``{}``): keyword arguments of ``gym.make``.
-        train_split (str, default ``"train"``): task split trained on.
+        train_split (str, default ``"train"``): task split RL trains on.
+        sft_split (str | None, default None): split whose gold actions the warm start
+            imitates (and the tiny tokenizer is trained on); None: ``train_split``.
         eval_split (str, default ``"test"``): held-out split evaluated on.
         max_turns (int, default 1, >= 1): model turns per episode; observations the env
             writes between turns are appended to the context and masked out of the loss.
@@ -163,6 +165,7 @@ class LearnerConfig:
     env_id: str = "CodeGen-v0"
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     train_split: str = "train"
+    sft_split: str | None = None
     eval_split: str = "test"
     max_turns: int = 1
     prompt_template: str = "{observation}\n"

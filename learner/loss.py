@@ -137,7 +137,8 @@ def policy_loss(
 
     """
     mask = batch.mask if keep_tokens is None else batch.mask * keep_tokens  # (B, T)
-    seq_keep = alg.sequence_mask(logp, old_logp, batch.mask, cfg.seq_mask, cfg.seq_mask_threshold)  # (B,)
+    # CARM / geometric masking look at the drift from the policy that sampled the tokens.
+    seq_keep = alg.sequence_mask(logp, batch.sampler_logp, batch.mask, cfg.seq_mask, cfg.seq_mask_threshold)  # (B,)
     mask = mask * seq_keep[:, None]
     if cfg.algorithm in ("gspo", "gspo_token"):
         per_tok, clipped = alg.gspo_loss(

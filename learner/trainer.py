@@ -37,6 +37,21 @@ def seed_everything(seed: int) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
 
 
+def _forkable(env: gym.Env) -> bool:
+    """Whether ``env.unwrapped.fork()`` gives an equivalent env.
+
+    A fork is of the unwrapped env, so it is only equivalent when no wrapper changes what
+    ``step`` returns: the chain may hold only Gymnasium's bookkeeping wrappers.
+    """
+    if not hasattr(env.unwrapped, "fork"):
+        return False
+    while isinstance(env, gym.Wrapper):
+        if type(env).__name__ not in ("OrderEnforcing", "PassiveEnvChecker", "TimeLimit"):
+            return False
+        env = env.env
+    return True
+
+
 class Trainer:
     """Trains a causal LM on a Gymnasium text env with the configured GRPO-family algorithm.
 
@@ -68,12 +83,13 @@ class Trainer:
             self.env = gym.make(cfg.env_id, **cfg.env_kwargs)
         self.train_ids = task_refs(self.env, cfg.train_split) if self.env is not None else []
         self.eval_ids = task_refs(self.env, cfg.eval_split) if self.env is not None else []
+        self.sft_ids = task_refs(self.env, cfg.sft_split) if self.env is not None and cfg.sft_split else self.train_ids
         if self.env is not None and not self.train_ids:
             raise ValueError(
                 f"the env has no tasks in train_split={cfg.train_split!r}; set train_split to one of its splits"
             )
         self.envs = [self.env] if self.env is not None else []
-        if cfg.env_workers > 1 and self.env is not None and hasattr(self.env.unwrapped, "fork"):
+        if cfg.env_workers > 1 and self.env is not None and _forkable(self.env):
             # One fork per grading thread (multi-turn: per concurrent episode).
             self.envs += [self.env.unwrapped.fork() for _ in range(cfg.env_workers - 1)]
         self.checkpoint_dir = self.out / "checkpoint"
@@ -110,7 +126,7 @@ class Trainer:
         cfg = self.cfg
         if cfg.model != "tiny":
             return load_model(cfg.model)
-        texts = [p + g for p, g in sft_examples(self.env, self.train_ids, cfg.prompt_template)] if self.env else []
+        texts = [p + g for p, g in sft_examples(self.env, self.sft_ids, cfg.prompt_template)] if self.env else []
         if not texts and cfg.offline_data:
             texts = [r["prompt"] + r["completion"] for r in load_offline(cfg.offline_data)]
         if not texts:
@@ -130,7 +146,7 @@ class Trainer:
             return []
         from rich.progress import Progress
 
-        pairs = sft_examples(self.env, self.train_ids, self.cfg.prompt_template)
+        pairs = sft_examples(self.env, self.sft_ids, self.cfg.prompt_template)
         if not pairs:  # the env has no gold actions: nothing to imitate
             self.sft_done = True
             return []
@@ -220,9 +236,12 @@ class Trainer:
         if cfg.beta:
             with torch.no_grad():
                 ref_logp, _ = token_logprobs(self.ref, batch, cfg.temperature)
-        if cfg.num_iterations > 1 or cfg.tis_cap:
+        offline = not bool((batch.sampler_logp * batch.mask).abs().sum())  # logged data carry no log-probs
+        if cfg.num_iterations > 1 or cfg.tis_cap or offline:
             with torch.no_grad():
                 old_logp, _ = token_logprobs(self.model, batch, cfg.temperature)
+            if offline:  # the logging policy is unknown: the current policy stands in for it
+                batch.sampler_logp = old_logp.clone()
         for it in range(cfg.num_iterations):
             logp, ent = token_logprobs(self.model, batch, cfg.temperature, with_entropy=it == 0)
             if old_logp is None:

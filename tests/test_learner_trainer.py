@@ -230,3 +230,22 @@ def test_run_demo_warm_starts_trains_and_evaluates(tmp_path):
     )
     assert out["steps"] == 1 and out["sft_loss"][1] < out["sft_loss"][0]
     assert set(out["after"]) == {"reward", "pass_rate", "n"} and out["seconds"] > 0
+
+
+@pytest.mark.parametrize("algorithm", ["grpo", "gspo", "bot_grpo"])
+def test_an_update_raises_the_likelihood_of_the_better_sample_and_lowers_the_worse(tmp_path, algorithm):
+    tr = Trainer(small(tmp_path, algorithm=algorithm, learning_rate=1e-2, dynamic_sampling=False), env=SpellEnv())
+    samples = rollout(tr.model, tr.tokenizer, tr.envs, [("cat", 0)] * 2, tr.settings, torch.Generator().manual_seed(3))
+    samples[0].reward, samples[1].reward = 1.0, 0.0
+    batch = make_batch(samples, tr.tokenizer.pad_token_id)
+
+    def seq_logp():
+        with torch.no_grad():
+            logp, _ = token_logprobs(tr.model, batch, 1.0)
+        return (logp * batch.mask).sum(1)
+
+    before = seq_logp()
+    for _ in range(3):
+        tr.update(samples)
+    after = seq_logp()
+    assert after[0] > before[0] and after[1] < before[1]
