@@ -21,7 +21,18 @@ from .audit import audit_commands
 from .harness import BASH_HELP, EDITOR_HELP, HARNESSES, PATCH_HELP, parse_bash, parse_editor, run_tool
 from .patches import apply_patch
 
+# Starts never wait on anything; closes wait on starts, so they get their own threads
+# (one pool for both could fill up with closes waiting on starts queued behind them).
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="codegym-sandbox-start")
+_CLOSER = ThreadPoolExecutor(max_workers=2, thread_name_prefix="codegym-sandbox-close")
+
+
+def _close_when_started(item: Future[Sandbox] | Sandbox) -> None:
+    try:
+        (item.result() if isinstance(item, Future) else item).close()
+    except Exception:  # noqa: BLE001 - a start that failed left nothing to close
+        pass
+
 
 #: Default sandbox limits of an episode (``sandbox={"backend": ..., **limits}`` overrides).
 DEFAULT_LIMITS = {"timeout_s": 60.0, "memory_mb": 2048, "max_processes": 256}
@@ -39,6 +50,9 @@ class AgenticEnv(CodeEnv):
         output_limit: characters of tool output shown per step (the rest is cut, with a note).
         step_rewards: multi-turn only: grade after every step and reward the change in
             score (the rewards of an episode then add up to its final score).
+        prestart: keep one spare sandbox of the current task started in the background, so
+            the next reset or retry of the same task (a GRPO group, a recovery chain) finds
+            its sandbox ready; costs one idle sandbox per env.
         render_mode, record_timing, split, difficulty: as :class:`codegym.core.CodeEnv`.
 
     """
@@ -55,6 +69,7 @@ class AgenticEnv(CodeEnv):
         command_timeout: float = 60.0,
         output_limit: int = 6000,
         step_rewards: bool = False,
+        prestart: bool = True,
         render_mode: str | None = None,
         record_timing: bool = False,
         split: str | None = None,
@@ -89,6 +104,9 @@ class AgenticEnv(CodeEnv):
         self.step_rewards = step_rewards
         self._sandbox: Sandbox | None = None
         self._pending: Future[Sandbox] | None = None
+        self._spare: tuple[Path, Future[Sandbox]] | None = None
+        self._discarding: list[Future[None]] = []
+        self.prestart = prestart
         self._tree: Path | None = None
 
     # ------------------------------------------------------------------ family hooks
@@ -120,14 +138,36 @@ class AgenticEnv(CodeEnv):
     def _start_sandbox_in_background(self) -> None:
         # The first observation needs no sandbox: start it on a thread while the agent
         # reads the prompt and writes its first action (a container start is ~0.5 s).
-        self._pending = _POOL.submit(self.new_sandbox, self._tree)
+        assert self._tree is not None
+        tree = self._tree
+        if self._spare is not None and self._spare[0] == tree:
+            self._pending = self._spare[1]
+        else:
+            if self._spare is not None:
+                self._discard(self._spare[1])
+            self._pending = _POOL.submit(self.new_sandbox, tree)
+        self._spare = (tree, _POOL.submit(self.new_sandbox, tree)) if self.prestart else None
+
+    def _discard(self, item: Future[Sandbox] | Sandbox) -> None:
+        """Close a sandbox (or one still starting) in the background; close() waits for it."""
+        self._discarding = [f for f in (self._discarding or []) if not f.done()]
+        self._discarding.append(_CLOSER.submit(_close_when_started, item))
+
+    def _drop_current(self) -> None:
+        """Let go of the episode's sandbox without waiting (a reset must be quick)."""
+        if self._pending is not None:
+            self._discard(self._pending)
+            self._pending = None
+        if self._sandbox is not None:
+            self._discard(self._sandbox)
+            self._sandbox = None
 
     def new_sandbox(self, tree: Path | None) -> Sandbox:
         """A sandbox of this env's backend and limits whose work dir starts as ``tree``."""
         return create(**self.sandbox_spec, workdir_from=tree)
 
     def _start(self, task: Task) -> str:
-        self._close_resources()
+        self._drop_current()
         self._tree = self._prepare(task)
         self._start_sandbox_in_background()
         assert self.episode is not None
@@ -153,7 +193,7 @@ class AgenticEnv(CodeEnv):
         """
         assert self.episode is not None
         task = self.episode.task
-        self._close_resources()
+        self._drop_current()
         self._start_sandbox_in_background()
         self.episode.turn, self.episode.done = 0, False
         self.episode.state.update(commands=[], undo={}, score=0.0)
@@ -254,25 +294,26 @@ class AgenticEnv(CodeEnv):
 
     def _restore_resources(self, state: Any) -> None:
         if state is None:
-            self._close_resources()
+            self._drop_current()
         else:
             self.sandbox.restore(state)
 
     def _fork_resources(self, clone: CodeEnv) -> None:
         assert isinstance(clone, AgenticEnv)
-        clone._pending = None
+        clone._pending, clone._spare, clone._discarding = None, None, []
         clone._sandbox = None if self._sandbox is None and self._pending is None else self.sandbox.fork()
 
     def _close_resources(self) -> None:
-        if self._pending is not None:
-            pending, self._pending = self._pending, None
-            try:
-                pending.result().close()
-            except Exception:  # noqa: BLE001 - a start that failed left nothing to close
-                pass
+        self._drop_current()
+        if self._spare is not None:
+            self._discard(self._spare[1])
+            self._spare = None
+        discarding, self._discarding = self._discarding or [], []
+        for future in discarding:  # close() returns only once nothing is left running
+            future.result()
         if self._sandbox is not None:
             self._sandbox.close()
             self._sandbox = None
 
     def _live_attributes(self) -> tuple[str, ...]:
-        return ("_sandbox", "_pending")
+        return ("_sandbox", "_pending", "_spare", "_discarding")
