@@ -27,9 +27,13 @@ def fenced(code: str) -> str:
     return f"```python\n{code}\n```"
 
 
+# Envs with the same limits share one warm worker, so most tests pay one cadquery import.
+LIMITS = {"timeout_s": 20, "memory_mb": 600}
+
+
 @pytest.fixture(scope="module")
 def env():
-    e = TextToCADEnv(timeout_s=20, memory_mb=600)
+    e = TextToCADEnv(**LIMITS)
     yield e
     e.close()
 
@@ -127,13 +131,6 @@ def test_broken_code_scores_the_floor_with_the_error_as_feedback(env, action, ne
 
 
 # ---------------------------------------------------------------------- hostile code
-def test_an_endless_loop_is_stopped_at_the_time_limit_and_flagged():
-    with TextToCADEnv(timeout_s=3) as e:
-        _, reward, _, _, info = attempt(e, "plate-00", fenced("while True:\n    pass"))
-        assert reward == 0.0 and "timeout" in info["audit"]["flags"]
-        assert attempt(e, "plate-00", fenced(gold(e, "plate-00")))[1] >= 0.99  # the env still works
-
-
 def test_os_system_is_blocked_and_flagged(env, tmp_path):
     marker = tmp_path / "ran"
     code = f"import os\nos.system('touch {marker}')\nimport cadquery as cq\nresult = cq.Workplane().box(60, 40, 5)"
@@ -176,10 +173,12 @@ def test_killing_the_worker_is_flagged_and_the_next_attempt_gets_a_fresh_worker(
     assert attempt(env, "plate-00", fenced(gold(env, "plate-00")))[1] >= 0.99
 
 
-def test_close_kills_the_worker_and_removes_its_cgroup_and_work_dir():
-    # Other sandboxes share the sandbox uid on this host, so follow this worker's own pids.
-    e = TextToCADEnv(timeout_s=5)
-    attempt(e, "plate-00", fenced("import cadquery as cq\nresult = cq.Workplane().box(1, 1, 1)"))
+def test_an_endless_loop_is_stopped_and_flagged_and_close_leaves_nothing_behind():
+    e = TextToCADEnv(timeout_s=3)  # limits of its own: a worker no other test holds
+    _, reward, _, _, info = attempt(e, "plate-00", fenced("while True:\n    pass"))
+    assert reward == 0.0 and "timeout" in info["audit"]["flags"]
+    assert attempt(e, "plate-00", fenced(gold(e, "plate-00")))[1] >= 0.99  # the env still works
+    # Other sandboxes share the sandbox uid on this host, so follow this worker's own processes.
     worker = e._worker
     proc, cgroup, work = worker._proc, worker._cgroup, worker._sandbox.host_path
     assert proc.poll() is None and work.exists()
@@ -201,12 +200,12 @@ def test_three_runs_give_the_same_reward_and_info(env):
 
 
 def test_check_env_passes():
-    with TextToCADEnv(timeout_s=10) as e:
+    with TextToCADEnv(**LIMITS) as e:
         check_env(e, skip_render_check=True)
 
 
 def test_gym_make_builds_the_env_and_renders_three_views():
-    e = gym.make("TextToCAD-v0", render_mode="rgb_array")
+    e = gym.make("TextToCAD-v0", render_mode="rgb_array", **LIMITS)
     try:
         e.reset(options={"task_id": "standoff-00"})
         obs, _, _, _, info = e.step(e.unwrapped.gold_action())
@@ -222,7 +221,7 @@ def test_gym_make_builds_the_env_and_renders_three_views():
 def test_tasks_given_as_dicts_with_one_description_work():
     part = {"id": "cube", "gold": "import cadquery as cq\nresult = cq.Workplane().box(10, 10, 10)\n",
             "description": "A 10 mm cube centred on the origin."}
-    with TextToCADEnv(tasks=[part]) as e:
+    with TextToCADEnv(tasks=[part], **LIMITS) as e:
         obs, _ = e.reset(seed=0)
         assert "10 mm cube" in obs["text"]
         assert e.step(e.gold_action())[1] >= 0.99
@@ -250,7 +249,7 @@ def test_token_spans_use_character_offsets_with_non_ascii_text(env):
 
 # ---------------------------------------------------------------------- multi-turn
 def test_multi_turn_credits_the_final_score_at_the_done_critique():
-    with TextToCADEnv(max_turns=4) as e:
+    with TextToCADEnv(max_turns=4, **LIMITS) as e:
         e.reset(options={"task_id": "tube-00"})
         wrong = fenced("import cadquery as cq\nresult = cq.Workplane().circle(15).extrude(40)")
         obs, r1, t1, tr1, info1 = e.step(wrong)
@@ -265,7 +264,7 @@ def test_multi_turn_credits_the_final_score_at_the_done_critique():
 
 
 def test_multi_turn_truncates_at_the_turn_limit_with_the_last_score():
-    with TextToCADEnv(max_turns=2) as e:
+    with TextToCADEnv(max_turns=2, **LIMITS) as e:
         e.reset(options={"task_id": "tube-00"})
         e.step("Let me think.\nVERDICT: revise: start")
         _, reward, terminated, truncated, _ = e.step(fenced(gold(e, "tube-00")))

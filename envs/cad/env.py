@@ -19,7 +19,7 @@ from .geometry import SCALE_MODES, Mesh, png_bytes, render_views
 from .grade import Scorer, comparison_text, describe, step_spans
 from .steps import audit_code, split_steps
 from .targets import Target, load_target
-from .worker import ColdRunner, RawAttempt, WarmWorker
+from .worker import ColdRunner, RawAttempt, WarmWorker, shared_worker
 
 _VERDICT = re.compile(r"^\W*verdict\W*[:\-]\s*(?P<word>done|revise|change)\b(?P<rest>.*)$", re.I)
 _OUT_OF_MEMORY = re.compile(r"MemoryError|OutOfMemory|bad_alloc")
@@ -43,7 +43,8 @@ class TextToCADEnv(CodeEnv):
     Execution happens in a warm worker: one bubblewrap-sandboxed process per env that has
     cadquery imported and forks a fresh child per attempt (CPU, memory and wall-clock
     limits, an audit hook against process spawning, sockets, signals and writes outside the
-    attempt's folder). Only meshes come back; everything graded is computed here.
+    attempt's folder). Envs of one process with the same sandbox and limits share that
+    worker. Only meshes come back; everything graded is computed here.
 
     ## Action
     Text. Code is taken from the last fenced ```python block, else the whole text. With
@@ -173,8 +174,10 @@ class TextToCADEnv(CodeEnv):
     # ------------------------------------------------------------------ episode
     def _runner(self) -> WarmWorker | ColdRunner:
         if self._worker is None:
-            cls = WarmWorker if self.pool == "warm" else ColdRunner
-            self._worker = cls(self.sandbox_spec, self.timeout_s, self.memory_mb)
+            if self.pool == "warm":
+                self._worker = shared_worker(self.sandbox_spec, self.timeout_s, self.memory_mb)
+            else:
+                self._worker = ColdRunner(self.sandbox_spec, self.timeout_s, self.memory_mb)
         return self._worker
 
     def target(self, task: Task | None = None) -> Target:
@@ -379,15 +382,16 @@ class TextToCADEnv(CodeEnv):
     # ------------------------------------------------------------------ resources
     def _fork_resources(self, clone: CodeEnv) -> None:
         # The worker keeps no state between attempts, so a fork shares it (no new import).
+        # copy.copy went through __getstate__, which drops live attributes: hand it over here.
         if self._worker is not None:
             self._worker.refs += 1
+        clone._worker = self._worker  # type: ignore[attr-defined]
+        clone._views = dict(self._views)  # type: ignore[attr-defined]
         clone.timing = {}  # type: ignore[attr-defined]
 
     def _close_resources(self) -> None:
         if self._worker is not None:
-            self._worker.refs -= 1
-            if self._worker.refs <= 0:
-                self._worker.close()
+            self._worker.release()
             self._worker = None
 
     def _live_attributes(self) -> tuple[str, ...]:

@@ -74,7 +74,10 @@ def split_steps(code: str) -> list[Step]:
         prev_end, prev_line = b1, base.end_lineno or base.lineno
         for link in links[1:]:
             e = offset(link.end_lineno or 0, link.end_col_offset or 0)
-            steps.append(Step(pad(prev_line, f"{TMP} = ({TMP}{code[prev_end:e]})"), TMP, prev_end, e))
+            text = code[prev_end:e]
+            # The span starts at the call's dot, not at the line break and indent before it.
+            lead = len(text) - len(text.lstrip())
+            steps.append(Step(pad(prev_line, f"{TMP} = ({TMP}{text})"), TMP, prev_end + lead, e))
             prev_end, prev_line = e, link.end_lineno or prev_line
         steps.append(Step(f"{target} = {TMP}\ndel {TMP}\n", None, s1, s1))
     return steps

@@ -123,6 +123,7 @@ class WarmWorker(_Base):
         self._proc: subprocess.Popen[bytes] | None = None
         self._cgroup: Any = None
         self._finalizer: weakref.finalize | None = None
+        self._key: tuple[Any, ...] | None = None
 
     def start(self) -> None:
         """Start the worker (imports cadquery: seconds); raises InfraError when it cannot."""
@@ -260,6 +261,14 @@ class WarmWorker(_Base):
                 raw.killed = f"signal {sig}"
             return self._collect(self._sandbox, req["dir"], raw)
 
+    def release(self) -> None:
+        """Drop one reference; the last one stops the worker."""
+        self.refs -= 1
+        if self.refs <= 0:
+            if _shared.get(getattr(self, "_key", None)) is self:  # type: ignore[arg-type]
+                del _shared[self._key]
+            self.stop()
+
     def stop(self) -> None:
         """Kill the worker and release its sandbox and cgroup; idempotent."""
         if self._finalizer is not None:
@@ -314,6 +323,28 @@ def _shutdown(proc: subprocess.Popen[bytes], cgroup: Any, sandbox: Sandbox) -> N
     sandbox.close()
 
 
+_shared: dict[tuple[Any, ...], WarmWorker] = {}
+
+
+def shared_worker(sandbox_spec: dict[str, Any], timeout_s: float, memory_mb: int) -> WarmWorker:
+    """The process-wide warm worker for these settings, with one more reference to it.
+
+    Envs of one process with the same sandbox and limits share one worker (its lock
+    serialises their attempts; each attempt is still its own forked child), so making an
+    env, forking one or running a synchronous vector env costs no new cadquery import.
+    ``close()`` on the last reference stops it. Processes (async vector envs) have their own.
+    """
+    key = (json.dumps(sandbox_spec, sort_keys=True, default=str), float(timeout_s), int(memory_mb))
+    worker = _shared.get(key)
+    if worker is not None and worker.refs > 0:
+        worker.refs += 1
+        return worker
+    worker = WarmWorker(sandbox_spec, timeout_s, memory_mb)
+    worker._key = key
+    _shared[key] = worker
+    return worker
+
+
 class ColdRunner(_Base):
     """One fresh interpreter per attempt via ``Sandbox.run`` (any backend; imports cadquery each time)."""
 
@@ -336,6 +367,12 @@ class ColdRunner(_Base):
             if not res.ok and not res.timed_out:
                 raw.killed = f"exit {res.exit_code}"
             return self._collect(self._sandbox, req["dir"], raw)
+
+    def release(self) -> None:
+        """Drop one reference; the last one releases the sandbox."""
+        self.refs -= 1
+        if self.refs <= 0:
+            self.stop()
 
     def stop(self) -> None:
         """Release the sandbox; idempotent."""
