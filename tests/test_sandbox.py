@@ -238,3 +238,33 @@ def test_unknown_backend_and_limit_names_are_explained() -> None:
         create("dokcer")
     with pytest.raises(TypeError, match="unknown sandbox limits"):
         create("local", memory=5)
+
+
+# ---------------------------------------------------------------------- long-lived workers
+def test_spawned_worker_serves_requests_within_limits_and_dies_on_close() -> None:
+    from codegym.sandbox.local import LocalSandbox
+
+    with create("local", memory_mb=256) as box:
+        assert isinstance(box, LocalSandbox)
+        worker = box.spawn(
+            [
+                "python3",
+                "-u",
+                "-c",
+                "import sys\nfor line in sys.stdin:\n"
+                "    if line.startswith('eat'): bytearray(2 * 1024**3)\n"
+                "    print(line.upper(), end='', flush=True)\n",
+                "worker-marker-41.7",
+            ]
+        )
+        assert worker.proc.stdin and worker.proc.stdout
+        worker.proc.stdin.write(b"hello\n")
+        worker.proc.stdin.flush()
+        assert worker.proc.stdout.readline() == b"HELLO\n"
+        worker.proc.stdin.write(b"eat\n")
+        worker.proc.stdin.flush()
+        assert worker.proc.stdout.readline() == b""  # killed for memory
+        assert worker.oom_kills() >= 1
+        worker.close()
+        worker.close()
+        assert not sandbox_processes("worker-marker-41.7")

@@ -25,6 +25,7 @@ import sys
 import time
 import weakref
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,54 @@ SANDBOX_UID = int(os.environ.get("CODEGYM_SANDBOX_UID", "60999"))
 _INNER_UID = 1000  # the uid commands see inside their user namespace
 
 _state: dict[str, Any] = {}
+_NOT_STARTED = -9  # returncode of a run killed before its command started (SIGKILL)
+
+
+@dataclass
+class _Started:
+    proc: subprocess.Popen[bytes]
+    cgroup: RunCgroup | None
+    oom_before: int
+    at: float
+
+
+class SandboxProcess:
+    """A long-lived process started by :meth:`LocalSandbox.spawn`.
+
+    Attributes:
+        proc: the ``subprocess.Popen`` of bwrap; use its ``stdin``, ``stdout``, ``stderr``.
+    """
+
+    def __init__(self, proc: subprocess.Popen[bytes], cgroup: RunCgroup | None) -> None:
+        self.proc, self._cgroup = proc, cgroup
+        self._finalizer = weakref.finalize(self, _end_process, proc, cgroup)
+
+    @property
+    def pid(self) -> int:
+        """Host pid of the process's bwrap."""
+        return self.proc.pid
+
+    def poll(self) -> int | None:
+        """The exit code, or None while it runs."""
+        return self.proc.poll()
+
+    def oom_kills(self) -> int:
+        """How many processes of this tree the kernel killed for memory so far."""
+        return self._cgroup.oom_kills() if self._cgroup else 0
+
+    def close(self) -> None:
+        """Kill the process tree and release its cgroup; idempotent."""
+        self._finalizer()
+
+
+def _end_process(proc: subprocess.Popen[bytes], cgroup: RunCgroup | None) -> None:
+    _kill(proc, cgroup)
+    proc.wait()
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        if pipe is not None and not pipe.closed:
+            pipe.close()
+    if cgroup:
+        cgroup.remove()
 
 
 def _host_setup() -> dict[str, Any]:
@@ -120,72 +169,20 @@ class LocalSandbox(Sandbox):
         cwd: str | None = None,
     ) -> ExecResult:
         """Run ``cmd`` in the sandbox; see :meth:`Sandbox.run`."""
-        self._check_open()
-        setup = _host_setup()
         timeout = self.limits.timeout_s if timeout is None else timeout
-        workdir = os.path.join(WORKDIR, cwd) if cwd else WORKDIR
-        argv = ["/bin/sh", "-c", cmd] if isinstance(cmd, str) else list(cmd)
-        cgroup = (
-            RunCgroup.create(self.limits.memory_mb * 2**20, self.limits.max_processes) if setup["as_root"] else None
-        )
-        fds = [os.open(p, os.O_PATH) for p in setup["ro_paths"]]
-        work_fd = os.open(self._fs.path, os.O_PATH)
-        info_r, info_w = os.pipe()
-        block_r, block_w = os.pipe()
+        deadline = time.monotonic() + timeout
+        started = self._start(cmd, env, cwd, stdin is not None, deadline)
+        proc, cgroup = started.proc, started.cgroup
         try:
-            args = [
-                *self._prlimit(cgroup is None),
-                setup["bwrap"],
-                "--info-fd",
-                str(info_w),
-                "--block-fd",
-                str(block_r),
-            ]
-            args += ["--unshare-all", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
-            args += ["--uid", str(_INNER_UID), "--gid", str(_INNER_UID)]
-            for path, fd in zip(setup["ro_paths"], fds, strict=True):
-                args += ["--ro-bind-fd", str(fd), path]
-            for link in ("bin", "lib", "lib64", "sbin"):
-                if os.path.islink(f"/{link}"):
-                    args += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
-            args += ["--bind-fd", str(work_fd), WORKDIR, "--proc", "/proc", "--dev", "/dev"]
-            args += ["--size", str(self.limits.disk_mb * 2**20), "--tmpfs", "/tmp", "--chdir", workdir, "--"]
-            args += argv
-            path = f"{sys.prefix}/bin:/usr/local/bin:/usr/bin:/bin"
-            oom_before = cgroup.oom_kills() if cgroup else 0
-            started = time.monotonic()
-            # No preexec_fn: it would make Python fork() a possibly huge process (a learner
-            # with a model loaded) instead of vfork(). The uid drop is done by subprocess,
-            # the rlimits by prlimit, and the cgroup is joined while bwrap waits on --block-fd.
-            as_root = self._uid is not None
-            try:
-                proc = subprocess.Popen(
-                    args,
-                    stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    env=sandbox_env(env, path),
-                    pass_fds=[*fds, work_fd, info_w, block_r],
-                    start_new_session=True,
-                    user=self._uid,
-                    group=self._uid,
-                    extra_groups=[] if as_root else None,
+            if started.proc.returncode == _NOT_STARTED:
+                out, err, truncated, timed_out = b"", b"", False, True
+            else:
+                out, err, truncated, timed_out = _communicate(
+                    proc, stdin, deadline, self.limits.max_output_bytes, cgroup
                 )
-            except OSError as exc:
-                raise InfraError(f"could not start bubblewrap: {exc}") from exc
-            os.close(info_w)
-            os.close(block_r)
-            info_w = block_r = -1
-            if cgroup:
-                _join_cgroup(cgroup, proc.pid, info_r)
-            os.write(block_w, b"go")
-            out, err, truncated, timed_out = _communicate(proc, stdin, timeout, self.limits.max_output_bytes, cgroup)
-            duration = time.monotonic() - started
-            oom = bool(cgroup and cgroup.oom_kills() > oom_before)
+            duration = time.monotonic() - started.at
+            oom = bool(cgroup and cgroup.oom_kills() > started.oom_before)
         finally:
-            for fd in (*fds, work_fd, info_r, info_w, block_r, block_w):
-                if fd >= 0:
-                    os.close(fd)
             if cgroup:
                 cgroup.remove()
         code = proc.returncode
@@ -193,6 +190,88 @@ class LocalSandbox(Sandbox):
         if exit_code == 1 and err.startswith(b"bwrap:") and not timed_out:
             raise InfraError(f"bubblewrap failed: {decode(err).strip()}")
         return ExecResult(exit_code, decode(out), decode(err), timed_out, oom, truncated, duration)
+
+    def spawn(self, cmd: Command, env: Mapping[str, str] | None = None, cwd: str | None = None) -> SandboxProcess:
+        """Start a long-lived process (a warm worker) with the same isolation as :meth:`run`.
+
+        Its stdin, stdout and stderr are pipes of the returned handle; the memory and
+        process limits hold for it and everything it starts, for as long as it lives. The
+        caller enforces time limits and must ``close()`` the handle, which kills the
+        process tree.
+        """
+        started = self._start(cmd, env, cwd, True, time.monotonic() + 600)
+        if started.proc.returncode == _NOT_STARTED:
+            raise InfraError("bubblewrap did not start within 600 s")
+        return SandboxProcess(started.proc, started.cgroup)
+
+    def _start(
+        self, cmd: Command, env: Mapping[str, str] | None, cwd: str | None, stdin_pipe: bool, deadline: float
+    ) -> _Started:
+        """Start bwrap for ``cmd``; as root, the run is in its own cgroup before the command starts."""
+        self._check_open()
+        setup = _host_setup()
+        workdir = os.path.join(WORKDIR, cwd) if cwd else WORKDIR
+        argv = ["/bin/sh", "-c", cmd] if isinstance(cmd, str) else list(cmd)
+        cgroup = (
+            RunCgroup.create(self.limits.memory_mb * 2**20, self.limits.max_processes) if setup["as_root"] else None
+        )
+        fds = [os.open(p, os.O_PATH) for p in setup["ro_paths"]]
+        fds.append(os.open(self._fs.path, os.O_PATH))
+        # With a cgroup, bwrap reports its child's pid on --info-fd and waits on --block-fd
+        # until we have put it in the cgroup, so every process of the run is inside.
+        info_r, info_w = os.pipe() if cgroup else (-1, -1)
+        block_r, block_w = os.pipe() if cgroup else (-1, -1)
+        try:
+            args = [*self._prlimit(cgroup is None), setup["bwrap"]]
+            if cgroup:
+                args += ["--info-fd", str(info_w), "--block-fd", str(block_r)]
+            args += ["--unshare-all", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
+            args += ["--uid", str(_INNER_UID), "--gid", str(_INNER_UID)]
+            for path, fd in zip(setup["ro_paths"], fds, strict=False):
+                args += ["--ro-bind-fd", str(fd), path]
+            for link in ("bin", "lib", "lib64", "sbin"):
+                if os.path.islink(f"/{link}"):
+                    args += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
+            args += ["--bind-fd", str(fds[-1]), WORKDIR, "--proc", "/proc", "--dev", "/dev"]
+            args += ["--size", str(self.limits.disk_mb * 2**20), "--tmpfs", "/tmp", "--chdir", workdir, "--", *argv]
+            path = f"{sys.prefix}/bin:/usr/local/bin:/usr/bin:/bin"
+            oom_before = cgroup.oom_kills() if cgroup else 0
+            at = time.monotonic()
+            # No preexec_fn: it would make Python fork() a possibly huge process (a learner
+            # with a model loaded) instead of vfork(). The uid drop is done by subprocess,
+            # the rlimits by prlimit, and the cgroup is joined while bwrap waits on --block-fd.
+            try:
+                proc = subprocess.Popen(
+                    args,
+                    stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    env=sandbox_env(env, path),
+                    pass_fds=[fd for fd in (*fds, info_w, block_r) if fd >= 0],
+                    start_new_session=True,
+                    user=self._uid,
+                    group=self._uid,
+                    extra_groups=[] if self._uid is not None else None,
+                )
+            except OSError as exc:
+                if cgroup:
+                    cgroup.remove()
+                raise InfraError(f"could not start bubblewrap: {exc}") from exc
+            for fd in (*fds, info_w, block_r):
+                if fd >= 0:
+                    os.close(fd)
+            fds, info_w, block_r = [], -1, -1
+            if cgroup and not _join_cgroup(cgroup, proc.pid, info_r, deadline):
+                _kill(proc, cgroup)
+                proc.wait()
+                proc.returncode = _NOT_STARTED
+            elif cgroup:
+                os.write(block_w, b"go")
+            return _Started(proc, cgroup, oom_before, at)
+        finally:
+            for fd in (*fds, info_r, info_w, block_r, block_w):
+                if fd >= 0:
+                    os.close(fd)
 
     # ------------------------------------------------------------------ files
     def write_file(self, path: str, data: str | bytes, mode: int = 0o644) -> None:
@@ -307,23 +386,32 @@ def _tree_signature(root: Path) -> int:
     return hash(tuple(sorted(entries)))
 
 
-def _join_cgroup(cgroup: RunCgroup, bwrap_pid: int, info_fd: int) -> None:
+def _join_cgroup(cgroup: RunCgroup, bwrap_pid: int, info_fd: int, deadline: float) -> bool:
     """Put bwrap and the sandbox's first processes in the cgroup before the command starts.
 
     bwrap reports its child's pid on --info-fd and then waits on --block-fd before exec'ing
-    the command; processes forked after this inherit the cgroup.
+    the command; processes forked after this inherit the cgroup. False when bwrap said
+    nothing before the deadline (a loaded host): the run must not go on outside its cgroup.
     """
-    ready, _, _ = select.select([info_fd], [], [], 10)
-    data = os.read(info_fd, 4096) if ready else b""
     cgroup.add(bwrap_pid)
+    data = b""
+    while not data.rstrip().endswith(b"}"):
+        ready, _, _ = select.select([info_fd], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            return False
+        chunk = os.read(info_fd, 4096)
+        if not chunk:  # bwrap exited before starting the sandbox; its stderr says why
+            return True
+        data += chunk
     try:
-        child = int(json.loads(data or b"{}").get("child-pid", 0))
+        child = int(json.loads(data).get("child-pid", 0))
     except ValueError:
         child = 0
     if child:
         cgroup.add(child)
         for grandchild in _children(child):
             cgroup.add(grandchild)
+    return True
 
 
 def _children(pid: int) -> list[int]:
@@ -334,10 +422,9 @@ def _children(pid: int) -> list[int]:
 
 
 def _communicate(
-    proc: subprocess.Popen[bytes], stdin: str | bytes | None, timeout: float, cap: int, cgroup: RunCgroup | None
+    proc: subprocess.Popen[bytes], stdin: str | bytes | None, deadline: float, cap: int, cgroup: RunCgroup | None
 ) -> tuple[bytes, bytes, bool, bool]:
     """Feed stdin, read both streams up to ``cap`` each (draining the rest), enforce the deadline."""
-    deadline = time.monotonic() + timeout
     sel = selectors.DefaultSelector()
     assert proc.stdout and proc.stderr
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
