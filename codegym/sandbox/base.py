@@ -106,6 +106,12 @@ class Sandbox(abc.ABC):
     ) -> ExecResult:
         """Run ``cmd`` (a shell string, or an argv list) in the work dir and wait for it."""
 
+    def spawn(self, cmd: Command, env: Mapping[str, str] | None = None, cwd: str | None = None) -> Any:
+        """Start a long-lived process (a warm worker pool); backends that can override this."""
+        from codegym.errors import SandboxError
+
+        raise SandboxError(f"the {self.backend!r} backend cannot spawn long-lived processes; use the local backend")
+
     @abc.abstractmethod
     def write_file(self, path: str, data: str | bytes, mode: int = 0o644) -> None:
         """Create or replace a file in the work dir, making parent folders."""
