@@ -77,3 +77,13 @@ def test_every_optimization_problem_expert_earns_one_and_baseline_less() -> None
             assert r < 1.0, (task.id, info["verdict"])
     finally:
         e.close()
+
+
+def test_a_middle_solution_lands_between_baseline_and_expert_in_reward_and_percentile(env) -> None:
+    task = env.tasks.get(TASK)
+    middle = task["references"][2]
+    reward, info = attempt(env, middle)
+    v = info["verdict"]
+    assert 0.4 < reward <= 1.0, v
+    assert v["baseline_ns"] > v["cost_ns"] and len(v["reference_ns"]) == 3
+    assert v["top50"] and 0 < v["percentile"] < 1

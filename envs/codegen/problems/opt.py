@@ -617,6 +617,85 @@ PROBLEMS = [
 ]
 
 
+#: In-between references (better complexity or constant than the baseline, short of the
+#: expert) that give the percentile view more than two points.
+MIDDLES = {
+    "two_sum_exists": d("""
+        def two_sum_exists(xs, t):
+            ys = sorted(xs)
+            i, j = 0, len(ys) - 1
+            while i < j:
+                s = ys[i] + ys[j]
+                if s == t:
+                    return True
+                if s < t:
+                    i += 1
+                else:
+                    j -= 1
+            return False
+        """),
+    "count_distinct": d("""
+        def count_distinct(xs):
+            ys = sorted(xs)
+            return sum(1 for i, y in enumerate(ys) if i == 0 or y != ys[i - 1])
+        """),
+    "dedupe_keep_order": d("""
+        def dedupe_keep_order(xs):
+            seen, out = set(), []
+            for x in xs:
+                if x not in seen:
+                    seen.add(x)
+                    out.append(x)
+            return out
+        """),
+    "max_subarray": d("""
+        def max_subarray(xs):
+            pre = [0]
+            for x in xs:
+                pre.append(pre[-1] + x)
+            best, low = xs[0], pre[0]
+            for k in range(1, len(pre)):
+                best = max(best, pre[k] - low)
+                low = min(low, pre[k])
+            return best
+        """),
+    "count_pairs_sum": d("""
+        def count_pairs_sum(xs, t):
+            from collections import Counter
+            c = Counter(xs)
+            total = 0
+            for x in c:
+                y = t - x
+                if x < y:
+                    total += c[x] * c.get(y, 0)
+                elif x == y:
+                    total += c[x] * (c[x] - 1) // 2
+            return total
+        """),
+    "mode": d("""
+        def mode(xs):
+            counts = {}
+            for x in xs:
+                counts[x] = counts.get(x, 0) + 1
+            return min(counts, key=lambda v: (-counts[v], v))
+        """),
+    "prime_count": d("""
+        def prime_count(n):
+            c = 0
+            for k in range(2, n + 1):
+                d = 2
+                while d * d <= k and k % d:
+                    d += 1
+                c += d * d > k
+            return c
+        """),
+    "sum_of_divisors": d("""
+        def sum_of_divisors(n):
+            return sum(d for d in range(1, n // 2 + 1) if n % d == 0) + n
+        """),
+}
+
+
 def opt_task(p: Opt, index: int) -> dict[str, Any]:
     """The task dict of one optimisation problem; expected outputs from the expert."""
     import copy
@@ -627,6 +706,10 @@ def opt_task(p: Opt, index: int) -> dict[str, Any]:
     ns_b: dict[str, Any] = {}
     exec(p.expert, ns_e)  # our reference code, on the host
     exec(p.baseline, ns_b)
+    middle = p.middle or MIDDLES.get(p.id)
+    ns_m: dict[str, Any] = {}
+    if middle:
+        exec(middle, ns_m)
     entry = p.signature.split("def ", 1)[1].split("(", 1)[0]
     rng = random.Random(f"opt-{p.id}")
     small = [p.gen(rng, n) for n in (0, 1, 2, 3, 5, 8, 8, 12)]
@@ -637,6 +720,8 @@ def opt_task(p: Opt, index: int) -> dict[str, Any]:
         want = encode(ns_e[entry](*copy.deepcopy(args)))
         if args not in big and encode(ns_b[entry](*copy.deepcopy(args))) != want:
             raise AssertionError(f"baseline and expert of {p.id} disagree on {args!r}")
+        if middle and encode(ns_m[entry](*copy.deepcopy(args))) != want:
+            raise AssertionError(f"middle reference and expert of {p.id} disagree on {args!r}")
         tests.append({"args": args, "expected": want})
     if len({repr(t["expected"]) for t in tests}) < 2:
         raise AssertionError(f"every test of {p.id} expects the same value: a constant answer would pass")
@@ -646,7 +731,7 @@ def opt_task(p: Opt, index: int) -> dict[str, Any]:
     task = {"id": f"opt-{p.id}", "difficulty": "medium", "split": "test" if index % 5 == 4 else "train",
             "kind": "function", "language": "python", "prompt": prompt, "entry_point": entry,
             "tests": tests[: len(small)], "perf_tests": tests[len(small):], "baseline": p.baseline,
-            "gold": p.expert, "references": [p.baseline, p.expert] + ([p.middle] if p.middle else [])}
+            "gold": p.expert, "references": [p.baseline, p.expert] + ([middle] if middle else [])}
     return task
 
 
