@@ -90,7 +90,9 @@ def test_endless_loop_in_a_click_handler_fails_the_item_and_next_episode_works(e
 
 
 def test_alert_storm_is_dismissed_and_flagged(env):
-    reward, info = grade(env, working_app_plus("setInterval(() => alert('hi'), 50);"))
+    reward, info = grade(
+        env, working_app_plus("for (let i = 0; i < 30; i++) alert('hi ' + i); setInterval(() => alert('again'), 50);")
+    )
     assert "dialog_storm" in info["audit"]["flags"]
     assert info["reward_components"]["runtime"] == 0.0
     gold_still_works(env)

@@ -510,6 +510,7 @@ async def grade_in_browser(
     lanes = max(1, min(lanes, len(items)))
     first = await _take_spare(browser, origin, credit, budget)
     first.handlers = handler_cache
+    _keep_spare(browser, credit, budget)  # the next grading's context opens while this one runs
     # the other lanes' contexts open while the first one loads the app
     extra = [asyncio.ensure_future(open_session(browser, origin, credit, budget)) for _ in range(lanes - 1)]
     results: list[dict[str, Any] | None] = [None] * len(items)
@@ -558,13 +559,11 @@ async def grade_in_browser(
         for sess in sessions:
             if sess is not None:
                 await close_session(sess, tally)
-        if not tally["close_hung"] and browser.is_connected():
-            _keep_spare(browser, credit, budget)
     return {"load": load, "items": [r for r in results if r is not None], "tally": tally}
 
 
-# One fresh, unused context per browser, opened right after a grading, for the next one: in
-# training the model is generating between gradings, so opening it is off the critical path.
+# One fresh, unused context per browser for the next grading, opened while the current one
+# runs: opening a context (a new renderer process) is mostly waiting, which overlaps well.
 _SPARES: dict[int, tuple[tuple[bool, Budget], asyncio.Future[Session]]] = {}
 
 

@@ -49,6 +49,10 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     files: dict[str, bytes]
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # The browser drops connections when a flow navigates mid-response: not an error.
+        pass
+
 
 class StaticServer:
     """Serve ``files`` (path -> text or bytes) at ``http://127.0.0.1:<ephemeral port>/``.
