@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import sysconfig
 from pathlib import Path
 
 import gymnasium as gym
@@ -154,6 +155,18 @@ def test_writing_outside_the_work_dir_is_blocked_and_flagged(env):
     _, reward, _, _, info = attempt(env, "plate-00", fenced(code))
     assert reward == 0.0 and "write_outside_workdir" in info["audit"]["flags"]
     assert not target.exists()
+
+
+def test_reading_the_gold_scripts_is_blocked_and_flagged(env, monkeypatch):
+    # With codegym installed inside the venv the sandbox could see the bundled parts; stand
+    # in a folder it does see for them.
+    from codegym.envs.cad import worker
+
+    seen = str(Path(sysconfig.get_paths()["purelib"]) / "gymnasium")
+    monkeypatch.setattr(worker, "HIDDEN_PATHS", [seen])
+    code = f"text = open({seen + '/__init__.py'!r}).read()\nimport cadquery as cq\nresult = cq.Workplane().box(60, 40, 5)"
+    _, reward, _, _, info = attempt(env, "plate-00", fenced(code))
+    assert reward == 0.0 and "read_hidden_files" in info["audit"]["flags"], info["feedback"]
 
 
 def test_a_boolean_that_explodes_memory_is_stopped_and_flagged():

@@ -25,8 +25,9 @@ _VERDICT = re.compile(r"^\W*verdict\W*[:\-]\s*(?P<word>done|revise|change)\b(?P<
 _OUT_OF_MEMORY = re.compile(r"MemoryError|OutOfMemory|bad_alloc")
 #: Audit flags that void an attempt (reward and audit reward go to the floor).
 VOIDING_FLAGS = frozenset({"process_spawn", "network", "signal", "native_code", "write_outside_workdir",
-                           "worker_killed", "timeout", "memory_limit"})
-RUNTIME_FLAGS = frozenset({"process_spawn", "network", "signal", "native_code", "write_outside_workdir"})
+                           "read_hidden_files", "worker_killed", "timeout", "memory_limit"})
+RUNTIME_FLAGS = frozenset({"process_spawn", "network", "signal", "native_code", "write_outside_workdir",
+                           "read_hidden_files"})
 TESS_TOL = 1e-3  # tessellation deflection, relative to the part's bounding-box diagonal
 
 

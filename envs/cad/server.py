@@ -46,17 +46,25 @@ PATH_EVENTS = ("os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod", "os
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
 
-def _install_audit(allowed, events):
-    """Block dangerous runtime events; record each (kind, event) in ``events``."""
+def _install_audit(allowed, hidden, events):
+    """Block dangerous runtime events; record each (kind, event) in ``events``.
+
+    ``allowed``: folders writes may go to; ``hidden``: folders nothing may be read from
+    (the bundled parts with their gold scripts, when codegym is installed where the sandbox
+    can see it).
+    """
+
+    def real(path):
+        try:
+            return os.path.realpath(os.fsdecode(path))
+        except (TypeError, ValueError):
+            return "/"
+
+    def under(p, roots):
+        return any(p == a or p.startswith(a.rstrip("/") + "/") for a in roots)
 
     def outside(path):
-        if isinstance(path, int):
-            return False
-        try:
-            p = os.path.realpath(os.fsdecode(path))
-        except (TypeError, ValueError):
-            return True
-        return not any(p == a or p.startswith(a + "/") for a in allowed)
+        return not isinstance(path, int) and not under(real(path), allowed)
 
     def hook(event, args):
         kind = BLOCKED_EVENTS.get(event)
@@ -64,6 +72,11 @@ def _install_audit(allowed, events):
             path, mode, flags = args[0], args[1] or "", args[2] or 0
             if (any(c in str(mode) for c in "wax+") or flags & WRITE_FLAGS) and outside(path):
                 kind = "write_outside_workdir"
+            elif hidden and not isinstance(path, int) and under(real(path), hidden):
+                kind = "read_hidden_files"
+        elif kind is None and event in ("os.listdir", "os.scandir", "glob.glob") and hidden and args \
+                and not isinstance(args[0], int) and under(real(args[0] or "."), hidden):
+            kind = "read_hidden_files"
         elif kind is None and event in PATH_EVENTS and args and outside(args[0]):
             kind = "write_outside_workdir"
         if kind is not None:
@@ -115,7 +128,7 @@ def run_attempt(req):
     source = req.get("source")
     if source:
         linecache.cache["<attempt>"] = (len(source), None, source.splitlines(True), "<attempt>")
-    _install_audit([out_dir, "/tmp"], events)
+    _install_audit([out_dir, "/tmp"], req.get("hidden", []), events)
     ns = {"__name__": "__main__", "cq": cq}
     prev = None
     for i, step in enumerate(req["steps"]):

@@ -35,8 +35,13 @@ from codegym.errors import InfraError
 from codegym.sandbox import Sandbox, create
 from codegym.sandbox.paths import inside
 
+from .targets import cache_dir
+
 SERVER_SOURCE = (Path(__file__).parent / "server.py").read_text(encoding="utf-8")
 SERVER_ARGV = [sys.executable, "-c", f"exec(compile({SERVER_SOURCE!r}, '<cad-server>', 'exec'))"]
+# Where gold scripts live on the host: unreadable to attempts should the sandbox see them.
+HIDDEN_PATHS = sorted({str(Path(__file__).resolve().parents[2] / "assets" / "cad"),
+                       str(Path(__file__).resolve().parent / "families.py")})
 START_TIMEOUT_S = float(os.environ.get("CODEGYM_CAD_START_TIMEOUT", "300"))  # importing cadquery takes seconds, minutes on an overloaded host
 
 
@@ -76,6 +81,7 @@ class _Base:
         return {
             "id": self._count, "dir": f"a{self._count}", "steps": steps, "source": source, "final": final,
             "timeout": self.timeout_s, "cpu": max(1, int(self.timeout_s) + 1), "mem_mb": self.memory_mb, "tol": tol,
+            "hidden": [*HIDDEN_PATHS, str(cache_dir())],
         }
 
     @staticmethod
