@@ -198,7 +198,11 @@ def sweep_stale() -> int:
     for owner in ROOT.iterdir():
         if not owner.name.isdigit() or Path(f"/proc/{owner.name}").exists():
             continue
-        for child in owner.iterdir():
+        try:
+            children = list(owner.iterdir())
+        except FileNotFoundError:  # another process swept it first
+            continue
+        for child in children:
             for mount_point in (child / "merged", child / "rw"):
                 if mount_point.is_dir() and os.path.ismount(mount_point):
                     _umount(mount_point)
