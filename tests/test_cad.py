@@ -10,18 +10,27 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
-from gymnasium.utils.env_checker import check_env
-from PIL import Image
-
-import codegym  # noqa: F401 - registers the env ids
 from codegym.envs.cad import TextToCADEnv
 from codegym.envs.cad.families import LEVELS, build_parts
 from codegym.envs.cad.steps import split_steps
 from codegym.envs.cad.targets import target_key
+from gymnasium.utils.env_checker import check_env
+from PIL import Image
 
+import codegym  # noqa: F401 - registers the env ids
 
-SAMPLE = ["plate-00", "bracket-01", "flange-02", "shaft-03", "enclosure-04", "gear-05", "revolved-06", "loft-07",
-          "standoff-00", "tube-01"]
+SAMPLE = [
+    "plate-00",
+    "bracket-01",
+    "flange-02",
+    "shaft-03",
+    "enclosure-04",
+    "gear-05",
+    "revolved-06",
+    "loft-07",
+    "standoff-00",
+    "tube-01",
+]
 
 
 def fenced(code: str) -> str:
@@ -84,7 +93,7 @@ def test_gold_action_earns_full_reward(env):
 
 def test_three_attempts_rank_gold_above_missing_holes_above_a_sphere(env):
     full = gold(env, "flange-00")
-    no_bolts = full.split("result = result.faces(\"<Z\")")[0]
+    no_bolts = full.split('result = result.faces("<Z")')[0]
     sphere = "import cadquery as cq\nresult = cq.Workplane().sphere(40)"
     rewards = [attempt(env, "flange-00", fenced(c))[1] for c in (full, no_bolts, sphere)]
     assert rewards[0] > rewards[1] > rewards[2] > 0.0, rewards
@@ -142,8 +151,7 @@ def test_os_system_is_blocked_and_flagged(env, tmp_path):
 
 def test_subprocess_through_the_low_level_module_is_contained(env, tmp_path):
     marker = tmp_path / "ran"
-    code = ("import _posixsubprocess, os\n"
-            f"os.execv('/bin/touch', ['touch', '{marker}'])\n")
+    code = f"import _posixsubprocess, os\nos.execv('/bin/touch', ['touch', '{marker}'])\n"
     _, reward, _, _, info = attempt(env, "plate-00", fenced(code))
     assert reward == 0.0 and {"process_spawn", "filesystem_or_process"} & set(info["audit"]["flags"])
     assert not marker.exists()
@@ -164,14 +172,18 @@ def test_reading_the_gold_scripts_is_blocked_and_flagged(env, monkeypatch):
 
     seen = str(Path(sysconfig.get_paths()["purelib"]) / "gymnasium")
     monkeypatch.setattr(worker, "HIDDEN_PATHS", [seen])
-    code = f"text = open({seen + '/__init__.py'!r}).read()\nimport cadquery as cq\nresult = cq.Workplane().box(60, 40, 5)"
+    code = (
+        f"text = open({seen + '/__init__.py'!r}).read()\nimport cadquery as cq\nresult = cq.Workplane().box(60, 40, 5)"
+    )
     _, reward, _, _, info = attempt(env, "plate-00", fenced(code))
     assert reward == 0.0 and "read_hidden_files" in info["audit"]["flags"], info["feedback"]
 
 
 def test_a_boolean_that_explodes_memory_is_stopped_and_flagged():
-    bomb = ("import cadquery as cq\nb = cq.Workplane().box(1, 1, 1).union(cq.Workplane().sphere(0.7)).val()\n"
-            "keep = [b.fuse(b.translate((0.5 * i, 0, 0))) for i in range(10**6)]\nresult = b")
+    bomb = (
+        "import cadquery as cq\nb = cq.Workplane().box(1, 1, 1).union(cq.Workplane().sphere(0.7)).val()\n"
+        "keep = [b.fuse(b.translate((0.5 * i, 0, 0))) for i in range(10**6)]\nresult = b"
+    )
     with TextToCADEnv(timeout_s=30, memory_mb=100) as e:
         _, reward, _, _, info = attempt(e, "plate-00", fenced(bomb))
         assert reward == 0.0
@@ -232,8 +244,11 @@ def test_gym_make_builds_the_env_and_renders_three_views():
 
 
 def test_tasks_given_as_dicts_with_one_description_work():
-    part = {"id": "cube", "gold": "import cadquery as cq\nresult = cq.Workplane().box(10, 10, 10)\n",
-            "description": "A 10 mm cube centred on the origin."}
+    part = {
+        "id": "cube",
+        "gold": "import cadquery as cq\nresult = cq.Workplane().box(10, 10, 10)\n",
+        "description": "A 10 mm cube centred on the origin.",
+    }
     with TextToCADEnv(tasks=[part], **LIMITS) as e:
         obs, _ = e.reset(seed=0)
         assert "10 mm cube" in obs["text"]
@@ -244,8 +259,12 @@ def test_tasks_given_as_dicts_with_one_description_work():
 def test_each_chain_call_is_a_step_and_spans_sum_to_the_final_f1(env):
     code = gold(env, "plate-00")
     steps = split_steps(code)
-    assert [code[s.start:s.end].strip() for s in steps if s.end > s.start][-4:] == [
-        '.faces(">Z")', ".workplane()", ".rarray(22, 24, 3, 2)", ".hole(5)"]
+    assert [code[s.start : s.end].strip() for s in steps if s.end > s.start][-4:] == [
+        '.faces(">Z")',
+        ".workplane()",
+        ".rarray(22, 24, 3, 2)",
+        ".hole(5)",
+    ]
     action = "Here it is:\n" + fenced(code)
     _, _, _, _, info = attempt(env, "plate-00", action)
     spans = info["token_rewards"]
@@ -300,7 +319,9 @@ def test_unknown_options_fail_at_make_with_the_fix():
         TextToCADEnv(sandbox="docker")
 
 
-@pytest.mark.skipif(os.environ.get("CODEGYM_CAD_COLD") != "1", reason="cold pool: a fresh interpreter per attempt (slow)")
+@pytest.mark.skipif(
+    os.environ.get("CODEGYM_CAD_COLD") != "1", reason="cold pool: a fresh interpreter per attempt (slow)"
+)
 def test_cold_pool_gives_the_same_reward_as_the_warm_one(env):
     warm = attempt(env, "gear-00", fenced(gold(env, "gear-00")))[1]
     with TextToCADEnv(pool="cold") as e:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from codegym.envs.cad import TextToCADEnv
 from codegym.envs.cad.families import build_parts
 

@@ -24,10 +24,22 @@ from .worker import ColdRunner, RawAttempt, WarmWorker, shared_worker
 _VERDICT = re.compile(r"^\W*verdict\W*[:\-]\s*(?P<word>done|revise|change)\b(?P<rest>.*)$", re.I)
 _OUT_OF_MEMORY = re.compile(r"MemoryError|OutOfMemory|bad_alloc")
 #: Audit flags that void an attempt (reward and audit reward go to the floor).
-VOIDING_FLAGS = frozenset({"process_spawn", "network", "signal", "native_code", "write_outside_workdir",
-                           "read_hidden_files", "worker_killed", "timeout", "memory_limit"})
-RUNTIME_FLAGS = frozenset({"process_spawn", "network", "signal", "native_code", "write_outside_workdir",
-                           "read_hidden_files"})
+VOIDING_FLAGS = frozenset(
+    {
+        "process_spawn",
+        "network",
+        "signal",
+        "native_code",
+        "write_outside_workdir",
+        "read_hidden_files",
+        "worker_killed",
+        "timeout",
+        "memory_limit",
+    }
+)
+RUNTIME_FLAGS = frozenset(
+    {"process_spawn", "network", "signal", "native_code", "write_outside_workdir", "read_hidden_files"}
+)
 TESS_TOL = 1e-3  # tessellation deflection, relative to the part's bounding-box diagonal
 
 
@@ -141,10 +153,12 @@ class TextToCADEnv(CodeEnv):
         self.detail, self.scale_mode, self.n_points, self.tau = detail, scale_mode, n_points, f1_threshold
         self.point_seed, self.use_token_rewards, self.pool = point_seed, token_rewards, pool
         self.timeout_s, self.memory_mb, self.view_size = timeout_s, memory_mb, view_size
-        self.observation_space = spaces.Dict({
-            "text": UnicodeText(1_000_000),
-            "image": spaces.Box(0, 255, (view_size, 3 * view_size, 3), np.uint8),
-        })
+        self.observation_space = spaces.Dict(
+            {
+                "text": UnicodeText(1_000_000),
+                "image": spaces.Box(0, 255, (view_size, 3 * view_size, 3), np.uint8),
+            }
+        )
         super().__init__(tasks, sandbox, render_mode, max_turns, record_timing, split, difficulty)
         if pool == "warm" and self.sandbox_spec.get("backend", "local") != "local":
             raise ValueError(
@@ -165,7 +179,9 @@ class TextToCADEnv(CodeEnv):
             text = task.require("description", str)
             task.data["descriptions"] = {level: text for level in LEVELS}
         elif not isinstance(desc, dict) or not all(isinstance(desc.get(lv), str) for lv in LEVELS):
-            raise TaskFormatError(task.source, "descriptions", f"expected a text for each of {list(LEVELS)} in task {task.id!r}")
+            raise TaskFormatError(
+                task.source, "descriptions", f"expected a text for each of {list(LEVELS)} in task {task.id!r}"
+            )
         return task
 
     def extra_reset_options(self) -> tuple[str, ...]:
@@ -203,8 +219,11 @@ class TextToCADEnv(CodeEnv):
             "Write cadquery (Python) code that builds this part and leaves it in a variable named `result` "
             "(a cq.Workplane, Shape or Assembly). Units are millimetres.\n\n"
             f"Part: {task['descriptions'][detail]}\n\n"
-            + ("Only the shape counts: position and size are normalised away.\n" if mode == "unit_cube"
-               else "Position and size count: build it where and as large as described.\n")
+            + (
+                "Only the shape counts: position and size are normalised away.\n"
+                if mode == "unit_cube"
+                else "Position and size count: build it where and as large as described.\n"
+            )
         )
         if self.max_turns > 1:
             text += (
@@ -231,8 +250,9 @@ class TextToCADEnv(CodeEnv):
         if code is None and multi and verdict is not None:
             return self._critique(verdict, last_turn)
         if code is None:
-            out = self._floor("no code found: put cadquery code in a ```python block that sets `result`",
-                              {"error": "no code"})
+            out = self._floor(
+                "no code found: put cadquery code in a ```python block that sets `result`", {"error": "no code"}
+            )
         else:
             out = self._run(code.code, code.start)
         score = out.components.get("score", 0.0)
@@ -259,17 +279,35 @@ class TextToCADEnv(CodeEnv):
             feedback = f"Critique noted ({verdict[1].strip() or 'revise'}). Now write the corrected code."
         final = done or last_turn
         return Outcome(
-            score if final else 0.0, comps, feedback, verdict={"kind": "critique", "verdict": verdict[0], "final_score": score},
-            terminated=done, observation={"text": feedback, "image": self._image()},
+            score if final else 0.0,
+            comps,
+            feedback,
+            verdict={"kind": "critique", "verdict": verdict[0], "final_score": score},
+            terminated=done,
+            observation={"text": feedback, "image": self._image()},
         )
 
     def _floor(self, feedback: str, verdict: dict[str, Any], flags: list[str] | None = None) -> Outcome:
         self._views = render_views(None, self.view_size)
-        comps = {"f1": 0.0, "precision": 0.0, "recall": 0.0, "chamfer": -1.0, "chamfer_score": 0.0, "iou": -1.0,
-                 "executed": 0.0, "score": 0.0}
-        return Outcome(self.floor_reward, comps, feedback, verdict={"kind": "code", **verdict},
-                       audit_flags=list(flags or []), audit_reward=self.floor_reward,
-                       observation={"text": feedback, "image": self._image()})
+        comps = {
+            "f1": 0.0,
+            "precision": 0.0,
+            "recall": 0.0,
+            "chamfer": -1.0,
+            "chamfer_score": 0.0,
+            "iou": -1.0,
+            "executed": 0.0,
+            "score": 0.0,
+        }
+        return Outcome(
+            self.floor_reward,
+            comps,
+            feedback,
+            verdict={"kind": "code", **verdict},
+            audit_flags=list(flags or []),
+            audit_reward=self.floor_reward,
+            observation={"text": feedback, "image": self._image()},
+        )
 
     def _run(self, code: str, offset: int) -> Outcome:
         scorer = self._scorer
@@ -295,19 +333,27 @@ class TextToCADEnv(CodeEnv):
         events = meta.get("events") if isinstance(meta.get("events"), list) else []
         flags += [e[0] for e in events if isinstance(e, list) and e and e[0] in RUNTIME_FLAGS]
         if raw.timed_out:
-            return self._floor(f"Time limit: the code ran longer than {self.timeout_s:g} s and was stopped.",
-                               {"error": "timeout"}, [*flags, "timeout"])
+            return self._floor(
+                f"Time limit: the code ran longer than {self.timeout_s:g} s and was stopped.",
+                {"error": "timeout"},
+                [*flags, "timeout"],
+            )
         err = meta.get("error") if isinstance(meta.get("error"), str) else None
         peak = meta.get("vm_peak_frac")
         near_cap = err is not None and isinstance(peak, (int, float)) and peak > 0.9
         if raw.memory or near_cap or _OUT_OF_MEMORY.search((err or "").strip().rsplit("\n", 1)[-1]):
-            return self._floor(f"Memory limit: the code used more than {self.memory_mb} MB and was stopped.",
-                               {"error": "memory"}, [*flags, "memory_limit"])
+            return self._floor(
+                f"Memory limit: the code used more than {self.memory_mb} MB and was stopped.",
+                {"error": "memory"},
+                [*flags, "memory_limit"],
+            )
         if raw.killed and err is None:
             return self._floor(
                 f"The code crashed the CAD kernel ({raw.killed}); OpenCascade does this when an operation runs "
                 f"out of memory (limit {self.memory_mb} MB) or gets degenerate input.",
-                {"error": "crashed"}, [*flags, "worker_killed"])
+                {"error": "crashed"},
+                [*flags, "worker_killed"],
+            )
         if err is not None:
             return self._floor(f"The code failed:\n{err}", {"error": "exception"}, flags)
         final = meta.get("final") if isinstance(meta.get("final"), dict) else None
@@ -316,10 +362,19 @@ class TextToCADEnv(CodeEnv):
         except (KeyError, ValueError) as exc:
             return self._floor(f"No usable geometry came back: {exc}", {"error": "no geometry"}, flags)
         if final is None or mesh.empty or not final.get("solids"):
-            return self._floor("`result` holds no solid (empty, or only faces/wires): extrude, revolve or loft it.",
-                               {"error": "empty solid"}, flags)
-        self._add_time("tessellation", sum(float(s.get("tess_s", 0)) for s in [final, *meta.get("snaps", [])]
-                                          if isinstance(s, dict) and isinstance(s.get("tess_s"), (int, float))))
+            return self._floor(
+                "`result` holds no solid (empty, or only faces/wires): extrude, revolve or loft it.",
+                {"error": "empty solid"},
+                flags,
+            )
+        self._add_time(
+            "tessellation",
+            sum(
+                float(s.get("tess_s", 0))
+                for s in [final, *meta.get("snaps", [])]
+                if isinstance(s, dict) and isinstance(s.get("tess_s"), (int, float))
+            ),
+        )
         before = dict(scorer.timing)
         metrics = scorer.score(mesh)
         spans = self._spans(steps or [], meta, raw, offset)
@@ -332,20 +387,46 @@ class TextToCADEnv(CodeEnv):
         feedback = "The code ran.\n" + comparison_text(mine, theirs, metrics, self.tau, scorer.scale_mode)
         if voided:
             feedback += f"\nScored 0: the code did {', '.join(voided)}, which CAD code must not do."
-        comps = {"f1": metrics["f1"], "precision": metrics["precision"], "recall": metrics["recall"],
-                 "chamfer": metrics["chamfer"], "chamfer_score": metrics["cd_score"],
-                 "iou": -1.0 if metrics["iou"] is None else metrics["iou"], "executed": 1.0, "score": score}
-        verdict = {"kind": "code", "error": None, "part": mine, "target": theirs,
-                   "metrics": {k: (None if v is None else round(float(v), 6)) for k, v in metrics.items()}}
-        return Outcome(score, comps, feedback, token_rewards=[] if voided else spans, verdict=verdict,
-                       audit_flags=flags, audit_reward=score, observation={"text": feedback, "image": self._image()})
+        comps = {
+            "f1": metrics["f1"],
+            "precision": metrics["precision"],
+            "recall": metrics["recall"],
+            "chamfer": metrics["chamfer"],
+            "chamfer_score": metrics["cd_score"],
+            "iou": -1.0 if metrics["iou"] is None else metrics["iou"],
+            "executed": 1.0,
+            "score": score,
+        }
+        verdict = {
+            "kind": "code",
+            "error": None,
+            "part": mine,
+            "target": theirs,
+            "metrics": {k: (None if v is None else round(float(v), 6)) for k, v in metrics.items()},
+        }
+        return Outcome(
+            score,
+            comps,
+            feedback,
+            token_rewards=[] if voided else spans,
+            verdict=verdict,
+            audit_flags=flags,
+            audit_reward=score,
+            observation={"text": feedback, "image": self._image()},
+        )
 
-    def _spans(self, steps: list[Any], meta: dict[str, Any], raw: RawAttempt, offset: int) -> list[tuple[int, int, float]]:
+    def _spans(
+        self, steps: list[Any], meta: dict[str, Any], raw: RawAttempt, offset: int
+    ) -> list[tuple[int, int, float]]:
         scorer = self._scorer
         assert scorer is not None
         scored = []
         for snap in meta.get("snaps", []) if isinstance(meta.get("snaps"), list) else []:
-            if not isinstance(snap, dict) or not isinstance(snap.get("step"), int) or not 0 <= snap["step"] < len(steps):
+            if (
+                not isinstance(snap, dict)
+                or not isinstance(snap.get("step"), int)
+                or not 0 <= snap["step"] < len(steps)
+            ):
                 continue
             key = str(snap.get("key"))
             try:

@@ -130,9 +130,7 @@ def frame(lo: np.ndarray, hi: np.ndarray, scale_mode: str, ref_size: float) -> t
     return np.zeros(3), max(ref_size, 1e-12)
 
 
-def compare(
-    attempt: np.ndarray, target: np.ndarray, tau: float
-) -> dict[str, float]:
+def compare(attempt: np.ndarray, target: np.ndarray, tau: float) -> dict[str, float]:
     """Chamfer, precision, recall and F1 between two normalised point sets (module docstring)."""
     d_at = cKDTree(target).query(attempt, k=1)[0]
     d_ta = cKDTree(attempt).query(target, k=1)[0]
@@ -147,7 +145,9 @@ def compare(
     }
 
 
-def voxel_iou(a: Mesh, b: Mesh, a_frame: tuple[np.ndarray, float], b_frame: tuple[np.ndarray, float], grid: int = 40) -> float:
+def voxel_iou(
+    a: Mesh, b: Mesh, a_frame: tuple[np.ndarray, float], b_frame: tuple[np.ndarray, float], grid: int = 40
+) -> float:
     """Volume IoU of two closed meshes (each mapped by its frame) on a ``grid^3`` lattice."""
     va = (a.vertices - a_frame[0]) / a_frame[1]
     vb = (b.vertices - b_frame[0]) / b_frame[1]
@@ -165,37 +165,29 @@ def voxel_iou(a: Mesh, b: Mesh, a_frame: tuple[np.ndarray, float], b_frame: tupl
 def _inside(tri: np.ndarray, ticks: list[np.ndarray]) -> np.ndarray:
     """(g, g, g) booleans: lattice points inside the closed mesh ``tri`` (ray parity along z)."""
     xs, ys, zs = ticks
-    out = np.zeros((len(xs), len(ys), len(zs)), dtype=bool)
     gx, gy = np.meshgrid(xs, ys, indexing="ij")
     px, py = gx.reshape(-1), gy.reshape(-1)
-    hits: list[list[float]] = [[] for _ in range(len(px))]
+    rays, depths = [], []
     # Chunk the triangles so the (rays x triangles) tests stay small in memory.
-    for start in range(0, len(tri), 2048):
-        t = tri[start : start + 2048]
-        x0, y0 = t[:, 0, 0], t[:, 0, 1]
-        x1, y1 = t[:, 1, 0], t[:, 1, 1]
-        x2, y2 = t[:, 2, 0], t[:, 2, 1]
+    for start in range(0, len(tri), 1024):
+        t = tri[start : start + 1024]
+        x0, y0, x1, y1, x2, y2 = t[:, 0, 0], t[:, 0, 1], t[:, 1, 0], t[:, 1, 1], t[:, 2, 0], t[:, 2, 1]
         det = (y1 - y2) * (x0 - x2) + (x2 - x1) * (y0 - y2)
         ok = np.abs(det) > 1e-18
-        t, x2, y2, det = t[ok], x2[ok], y2[ok], det[ok]
-        x1, y1, x0, y0 = x1[ok], y1[ok], x0[ok], y0[ok]
+        t, det = t[ok], det[ok]
+        x0, y0, x1, y1, x2, y2 = x0[ok], y0[ok], x1[ok], y1[ok], x2[ok], y2[ok]
         dx = px[:, None] - x2[None, :]
         dy = py[:, None] - y2[None, :]
         l0 = ((y1 - y2)[None, :] * dx + (x2 - x1)[None, :] * dy) / det[None, :]
         l1 = ((y2 - y0)[None, :] * dx + (x0 - x2)[None, :] * dy) / det[None, :]
         l2 = 1 - l0 - l1
-        hit = (l0 >= 0) & (l1 >= 0) & (l2 >= 0)
-        ri, ti = np.nonzero(hit)
-        z = l0[ri, ti] * t[ti, 0, 2] + l1[ri, ti] * t[ti, 1, 2] + l2[ri, ti] * t[ti, 2, 2]
-        for r, zz in zip(ri.tolist(), z.tolist(), strict=True):
-            hits[r].append(zz)
-    for r, zl in enumerate(hits):
-        if len(zl) < 2:
-            continue
-        zl.sort()
-        crossings = np.searchsorted(np.asarray(zl), zs)
-        out[r // len(ys), r % len(ys)] = crossings % 2 == 1
-    return out
+        ri, ti = np.nonzero((l0 >= 0) & (l1 >= 0) & (l2 >= 0))
+        rays.append(ri)
+        depths.append(l0[ri, ti] * t[ti, 0, 2] + l1[ri, ti] * t[ti, 1, 2] + l2[ri, ti] * t[ti, 2, 2])
+    ri, z = np.concatenate(rays), np.concatenate(depths)
+    # A lattice point is inside when an odd number of surface crossings lie below it.
+    below = np.stack([np.bincount(ri[z < zk], minlength=len(px)) for zk in zs], axis=1)
+    return (below % 2 == 1).reshape(len(xs), len(ys), len(zs))
 
 
 # ---------------------------------------------------------------------- views

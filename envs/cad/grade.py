@@ -96,7 +96,9 @@ def _count(x: Any) -> int | None:
     return int(x) if isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 10**9 else None
 
 
-def comparison_text(mine: dict[str, Any], target: dict[str, Any], metrics: dict[str, Any], tau: float, scale_mode: str) -> str:
+def comparison_text(
+    mine: dict[str, Any], target: dict[str, Any], metrics: dict[str, Any], tau: float, scale_mode: str
+) -> str:
     """The table a model reads after a successful run: its part against the target."""
 
     def vec(v: list[float]) -> str:

@@ -28,21 +28,45 @@ import sys
 import time
 import traceback
 
-import numpy as np
-
 import cadquery as cq
+import numpy as np
 
 WORK = os.environ.get("CAD_WORK", "/sandbox")
 BLOCKED_EVENTS = {
-    "os.system": "process_spawn", "subprocess.Popen": "process_spawn", "os.exec": "process_spawn",
-    "os.posix_spawn": "process_spawn", "os.spawn": "process_spawn", "os.fork": "process_spawn",
-    "os.forkpty": "process_spawn", "pty.spawn": "process_spawn", "os.startfile": "process_spawn",
-    "socket.__new__": "network", "socket.connect": "network", "socket.bind": "network",
-    "os.kill": "signal", "os.killpg": "signal", "signal.pthread_kill": "signal",
-    "ctypes.dlopen": "native_code", "ctypes.dlsym": "native_code", "ctypes.call_function": "native_code",
+    "os.system": "process_spawn",
+    "subprocess.Popen": "process_spawn",
+    "os.exec": "process_spawn",
+    "os.posix_spawn": "process_spawn",
+    "os.spawn": "process_spawn",
+    "os.fork": "process_spawn",
+    "os.forkpty": "process_spawn",
+    "pty.spawn": "process_spawn",
+    "os.startfile": "process_spawn",
+    "socket.__new__": "network",
+    "socket.connect": "network",
+    "socket.bind": "network",
+    "os.kill": "signal",
+    "os.killpg": "signal",
+    "signal.pthread_kill": "signal",
+    "ctypes.dlopen": "native_code",
+    "ctypes.dlsym": "native_code",
+    "ctypes.call_function": "native_code",
 }
-PATH_EVENTS = ("os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.symlink",
-               "os.link", "os.truncate", "os.utime", "shutil.rmtree", "shutil.copyfile", "shutil.move")
+PATH_EVENTS = (
+    "os.remove",
+    "os.rename",
+    "os.rmdir",
+    "os.mkdir",
+    "os.chmod",
+    "os.chown",
+    "os.symlink",
+    "os.link",
+    "os.truncate",
+    "os.utime",
+    "shutil.rmtree",
+    "shutil.copyfile",
+    "shutil.move",
+)
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
 
@@ -74,8 +98,14 @@ def _install_audit(allowed, hidden, events):
                 kind = "write_outside_workdir"
             elif hidden and not isinstance(path, int) and under(real(path), hidden):
                 kind = "read_hidden_files"
-        elif kind is None and event in ("os.listdir", "os.scandir", "glob.glob") and hidden and args \
-                and not isinstance(args[0], int) and under(real(args[0] or "."), hidden):
+        elif (
+            kind is None
+            and event in ("os.listdir", "os.scandir", "glob.glob")
+            and hidden
+            and args
+            and not isinstance(args[0], int)
+            and under(real(args[0] or "."), hidden)
+        ):
             kind = "read_hidden_files"
         elif kind is None and event in PATH_EVENTS and args and outside(args[0]):
             kind = "write_outside_workdir"
@@ -114,8 +144,11 @@ def export(shape, tol_rel):
     v = np.array([(p.x, p.y, p.z) for p in verts], dtype=np.float64).reshape(-1, 3)
     t = np.array(tris, dtype=np.int64).reshape(-1, 3)
     stats = {
-        "faces": len(shape.Faces()), "edges": len(shape.Edges()), "solids": len(shape.Solids()),
-        "valid": bool(shape.isValid()), "tess_s": time.perf_counter() - started,
+        "faces": len(shape.Faces()),
+        "edges": len(shape.Edges()),
+        "solids": len(shape.Solids()),
+        "valid": bool(shape.isValid()),
+        "tess_s": time.perf_counter() - started,
     }
     return v, t, stats
 
@@ -150,13 +183,17 @@ def run_attempt(req):
                 pass
     if meta["error"] is None:
         if req["final"] not in ns:
-            meta["error"] = f"NameError: the code ran but left no variable named {req['final']!r}; put the part in `result`"
+            meta["error"] = (
+                f"NameError: the code ran but left no variable named {req['final']!r}; put the part in `result`"
+            )
         else:
             try:
                 shape = to_shape(ns[req["final"]])
                 if shape is None and isinstance(ns[req["final"]], (cq.Workplane, cq.Sketch)):
-                    meta["error"] = ("ValueError: `result` holds no solid (only wires, sketches or points): "
-                                     "extrude, revolve or loft it")
+                    meta["error"] = (
+                        "ValueError: `result` holds no solid (only wires, sketches or points): "
+                        "extrude, revolve or loft it"
+                    )
                 elif shape is None:
                     kind = type(ns[req["final"]]).__name__
                     meta["error"] = f"TypeError: `result` is a {kind}, expected a cadquery Workplane, Shape or Assembly"
@@ -238,6 +275,7 @@ def _sweep(keep):
 
 
 def serve():
+    """Answer requests from stdin until it closes (see the module docstring)."""
     proto_in = os.fdopen(os.dup(0), "r")
     proto_out = os.fdopen(os.dup(1), "w")
     null = os.open("/dev/null", os.O_RDWR)
@@ -283,6 +321,7 @@ def serve():
 
 
 def once():
+    """Serve one request in this process (the fresh-interpreter baseline)."""
     req = json.loads(sys.stdin.readline())
     os.makedirs(os.path.join(WORK, req["dir"]), exist_ok=True)
     started = time.monotonic()

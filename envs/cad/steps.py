@@ -16,14 +16,34 @@ TMP = "_cg_chain"
 
 #: Modules that CAD code has no business importing, and the audit flag each raises.
 SUSPECT_MODULES = {
-    "os": "filesystem_or_process", "subprocess": "process_spawn", "socket": "network", "ctypes": "native_code",
-    "shutil": "filesystem_or_process", "sys": "interpreter_access", "importlib": "interpreter_access",
-    "multiprocessing": "process_spawn", "signal": "signal", "pty": "process_spawn", "resource": "interpreter_access",
-    "urllib": "network", "http": "network", "requests": "network", "pathlib": "filesystem_or_process",
-    "builtins": "interpreter_access", "gc": "interpreter_access", "inspect": "interpreter_access",
+    "os": "filesystem_or_process",
+    "subprocess": "process_spawn",
+    "socket": "network",
+    "ctypes": "native_code",
+    "shutil": "filesystem_or_process",
+    "sys": "interpreter_access",
+    "importlib": "interpreter_access",
+    "multiprocessing": "process_spawn",
+    "signal": "signal",
+    "pty": "process_spawn",
+    "resource": "interpreter_access",
+    "urllib": "network",
+    "http": "network",
+    "requests": "network",
+    "pathlib": "filesystem_or_process",
+    "builtins": "interpreter_access",
+    "gc": "interpreter_access",
+    "inspect": "interpreter_access",
 }
-SUSPECT_CALLS = {"open": "file_access", "exec": "dynamic_code", "eval": "dynamic_code", "compile": "dynamic_code",
-                 "__import__": "interpreter_access", "system": "process_spawn", "popen": "process_spawn"}
+SUSPECT_CALLS = {
+    "open": "file_access",
+    "exec": "dynamic_code",
+    "eval": "dynamic_code",
+    "compile": "dynamic_code",
+    "__import__": "interpreter_access",
+    "system": "process_spawn",
+    "popen": "process_spawn",
+}
 
 
 @dataclass(frozen=True)

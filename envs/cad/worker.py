@@ -40,9 +40,12 @@ from .targets import cache_dir
 SERVER_SOURCE = (Path(__file__).parent / "server.py").read_text(encoding="utf-8")
 SERVER_ARGV = [sys.executable, "-c", f"exec(compile({SERVER_SOURCE!r}, '<cad-server>', 'exec'))"]
 # Where gold scripts live on the host: unreadable to attempts should the sandbox see them.
-HIDDEN_PATHS = sorted({str(Path(__file__).resolve().parents[2] / "assets" / "cad"),
-                       str(Path(__file__).resolve().parent / "families.py")})
-START_TIMEOUT_S = float(os.environ.get("CODEGYM_CAD_START_TIMEOUT", "300"))  # importing cadquery takes seconds, minutes on an overloaded host
+HIDDEN_PATHS = sorted(
+    {str(Path(__file__).resolve().parents[2] / "assets" / "cad"), str(Path(__file__).resolve().parent / "families.py")}
+)
+START_TIMEOUT_S = float(
+    os.environ.get("CODEGYM_CAD_START_TIMEOUT", "300")
+)  # importing cadquery takes seconds, minutes on an overloaded host
 
 
 @dataclass
@@ -79,8 +82,15 @@ class _Base:
     def _request(self, steps: list[dict[str, Any]], source: str, final: str, tol: float) -> dict[str, Any]:
         self._count += 1
         return {
-            "id": self._count, "dir": f"a{self._count}", "steps": steps, "source": source, "final": final,
-            "timeout": self.timeout_s, "cpu": max(1, int(self.timeout_s) + 1), "mem_mb": self.memory_mb, "tol": tol,
+            "id": self._count,
+            "dir": f"a{self._count}",
+            "steps": steps,
+            "source": source,
+            "final": final,
+            "timeout": self.timeout_s,
+            "cpu": max(1, int(self.timeout_s) + 1),
+            "mem_mb": self.memory_mb,
+            "tol": tol,
             "hidden": [*HIDDEN_PATHS, str(cache_dir())],
         }
 
@@ -166,14 +176,27 @@ class WarmWorker(_Base):
                 args += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
         args += ["--bind-fd", str(work_fd), WORKDIR, "--proc", "/proc", "--dev", "/dev"]
         args += ["--size", str(lim.disk_mb * 2**20), "--tmpfs", "/tmp", "--chdir", WORKDIR, "--"]
-        env = {"PATH": f"{sys.prefix}/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "TMPDIR": "/tmp",
-               "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1", "CAD_WORK": WORKDIR}
+        env = {
+            "PATH": f"{sys.prefix}/bin:/usr/bin:/bin",
+            "HOME": "/tmp",
+            "LANG": "C.UTF-8",
+            "TMPDIR": "/tmp",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "OMP_NUM_THREADS": "1",
+            "CAD_WORK": WORKDIR,
+        }
         uid = getattr(sandbox, "_uid", None)
         drop = {"user": uid, "group": uid, "extra_groups": []} if uid is not None else {}
         try:
             proc = subprocess.Popen(
-                args + SERVER_ARGV, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._errlog,
-                env=env, pass_fds=[*fds, work_fd, info_w, block_r], start_new_session=True, **drop,
+                args + SERVER_ARGV,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._errlog,
+                env=env,
+                pass_fds=[*fds, work_fd, info_w, block_r],
+                start_new_session=True,
+                **drop,
             )
         except OSError as exc:
             for fd in (*fds, work_fd, info_r, info_w, block_r, block_w):
@@ -367,8 +390,12 @@ class ColdRunner(_Base):
                 self._sandbox = create(**spec)
             req = self._request(steps, source, final, tol)
             # Importing cadquery is part of the cost being measured, and of the time allowed.
-            res = self._sandbox.run(["python3", "-c", SERVER_ARGV[2], "--once"], timeout=self.timeout_s + 20,
-                                    stdin=json.dumps(req) + "\n", env={"CAD_WORK": "/sandbox", "OMP_NUM_THREADS": "1"})
+            res = self._sandbox.run(
+                ["python3", "-c", SERVER_ARGV[2], "--once"],
+                timeout=self.timeout_s + 20,
+                stdin=json.dumps(req) + "\n",
+                env={"CAD_WORK": "/sandbox", "OMP_NUM_THREADS": "1"},
+            )
             raw = RawAttempt(seconds=res.duration_s, timed_out=res.timed_out, memory=res.oom_killed)
             if not res.ok and not res.timed_out:
                 raw.killed = f"exit {res.exit_code}"
