@@ -316,7 +316,29 @@ def test_unknown_options_fail_at_make_with_the_fix():
     with pytest.raises(ValueError, match="scale_mode must be one of"):
         TextToCADEnv(scale_mode="metric")
     with pytest.raises(ValueError, match="pool='cold'"):
-        TextToCADEnv(sandbox="docker")
+        TextToCADEnv(sandbox="docker", pool="warm")
+    assert TextToCADEnv(sandbox="docker").pool == "cold"
+
+
+def test_targets_are_cached_on_disk_by_content_hash(env, monkeypatch, tmp_path):
+    from codegym.envs.cad import targets
+
+    monkeypatch.setenv("CODEGYM_CAD_CACHE", str(tmp_path))
+    monkeypatch.setattr(targets, "_memory", {})
+    part = {
+        "id": "slab",
+        "gold": "import cadquery as cq\nresult = cq.Workplane().box(7, 5, 3)\n",
+        "description": "A slab.",
+    }
+    with TextToCADEnv(tasks=[part], **LIMITS) as e:
+        e.reset(seed=0)
+        entry = tmp_path / f"{targets.target_key(part['gold'], 1e-3)}.npz"
+        assert [p.name for p in tmp_path.iterdir()] == [entry.name]
+        entry.write_bytes(b"corrupt")  # a broken entry is recomputed, not trusted
+        monkeypatch.setattr(targets, "_memory", {})
+        e.reset(seed=0)
+        assert e.step(e.gold_action())[1] >= 0.99
+        assert entry.read_bytes() != b"corrupt"
 
 
 @pytest.mark.skipif(

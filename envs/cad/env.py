@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
 import time
 from typing import Any, ClassVar
@@ -114,8 +115,8 @@ class TextToCADEnv(CodeEnv):
     ``scale_mode`` too.
     n_points: points sampled per surface (8192). f1_threshold: ``tau`` (0.02 of the part size).
     point_seed: sampling seed. token_rewards: score each step (costs one tessellation each).
-    timeout_s, memory_mb: per-attempt limits. pool: ``"warm"`` (forking worker, local
-    sandbox only) or ``"cold"`` (a fresh interpreter per attempt via ``Sandbox.run``, any
+    timeout_s, memory_mb: per-attempt limits. pool: ``"auto"`` (warm on the local sandbox,
+    else cold), ``"warm"`` (forking worker, local sandbox only) or ``"cold"`` (a fresh interpreter per attempt via ``Sandbox.run``, any
     backend). view_size: pixels per rendered view.
 
     ## Version history
@@ -142,12 +143,12 @@ class TextToCADEnv(CodeEnv):
         token_rewards: bool = True,
         timeout_s: float = 30.0,
         memory_mb: int = 2048,
-        pool: str = "warm",
+        pool: str = "auto",
         view_size: int = 128,
     ) -> None:
         _check_choice("detail", detail, LEVELS)
         _check_choice("scale_mode", scale_mode, (*SCALE_MODES, "auto"))
-        _check_choice("pool", pool, ("warm", "cold"))
+        _check_choice("pool", pool, ("auto", "warm", "cold"))
         if n_points < 64 or not 0 < f1_threshold < 1:
             raise ValueError(f"need n_points >= 64 and 0 < f1_threshold < 1, got {n_points} and {f1_threshold}")
         self.detail, self.scale_mode, self.n_points, self.tau = detail, scale_mode, n_points, f1_threshold
@@ -160,7 +161,10 @@ class TextToCADEnv(CodeEnv):
             }
         )
         super().__init__(tasks, sandbox, render_mode, max_turns, record_timing, split, difficulty)
-        if pool == "warm" and self.sandbox_spec.get("backend", "local") != "local":
+        backend = self.sandbox_spec.get("backend") or os.environ.get("CODEGYM_SANDBOX") or "local"
+        if pool == "auto":
+            self.pool = pool = "warm" if backend == "local" else "cold"
+        if pool == "warm" and backend != "local":
             raise ValueError(
                 f"pool='warm' runs on the local (bubblewrap) sandbox, got sandbox={self.sandbox_spec!r}; "
                 "use pool='cold' for other backends"
