@@ -18,12 +18,14 @@ BLANK = {
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)  # 80 tasks x 3 renders; pdflatex alone is ~0.5 s a run
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
 @pytest.mark.parametrize("env_id", ["ImageToSVG-v0", "ImageToTikZ-v0"])
-def test_every_bundled_gold_earns_full_reward_and_blank_earns_little(env_id, tmp_path):
+def test_every_bundled_gold_earns_full_reward_and_blank_earns_little(env_id, difficulty, tmp_path):
     env = gym.make(env_id, cache_dir=tmp_path)
     bad = []
     try:
-        for task_id in env.unwrapped.tasks.ids:
+        for task_id in env.unwrapped.tasks.filter(difficulty=difficulty).ids:
             env.reset(seed=0, options={"task_id": task_id})
             _, reward, _, _, info = env.step(env.unwrapped.gold_action())
             if reward < 0.99 or info["reward_components"]["render_similarity"] < 0.99:
