@@ -165,29 +165,33 @@ def voxel_iou(
 def _inside(tri: np.ndarray, ticks: list[np.ndarray]) -> np.ndarray:
     """(g, g, g) booleans: lattice points inside the closed mesh ``tri`` (ray parity along z)."""
     xs, ys, zs = ticks
-    gx, gy = np.meshgrid(xs, ys, indexing="ij")
-    px, py = gx.reshape(-1), gy.reshape(-1)
-    rays, depths = [], []
-    # Chunk the triangles so the (rays x triangles) tests stay small in memory.
-    for start in range(0, len(tri), 1024):
-        t = tri[start : start + 1024]
-        x0, y0, x1, y1, x2, y2 = t[:, 0, 0], t[:, 0, 1], t[:, 1, 0], t[:, 1, 1], t[:, 2, 0], t[:, 2, 1]
-        det = (y1 - y2) * (x0 - x2) + (x2 - x1) * (y0 - y2)
-        ok = np.abs(det) > 1e-18
-        t, det = t[ok], det[ok]
-        x0, y0, x1, y1, x2, y2 = x0[ok], y0[ok], x1[ok], y1[ok], x2[ok], y2[ok]
-        dx = px[:, None] - x2[None, :]
-        dy = py[:, None] - y2[None, :]
-        l0 = ((y1 - y2)[None, :] * dx + (x2 - x1)[None, :] * dy) / det[None, :]
-        l1 = ((y2 - y0)[None, :] * dx + (x0 - x2)[None, :] * dy) / det[None, :]
-        l2 = 1 - l0 - l1
-        ri, ti = np.nonzero((l0 >= 0) & (l1 >= 0) & (l2 >= 0))
-        rays.append(ri)
-        depths.append(l0[ri, ti] * t[ti, 0, 2] + l1[ri, ti] * t[ti, 1, 2] + l2[ri, ti] * t[ti, 2, 2])
-    ri, z = np.concatenate(rays), np.concatenate(depths)
+    g = len(xs)
+    # Candidate (triangle, ray) pairs: only the lattice rays inside each triangle's xy box.
+    lo, hi = tri[:, :, :2].min(axis=1), tri[:, :, :2].max(axis=1)
+    step = np.array([xs[1] - xs[0], ys[1] - ys[0]]) if g > 1 else np.ones(2)
+    origin = np.array([xs[0], ys[0]])
+    i0 = np.clip(np.ceil((lo - origin) / step), 0, g).astype(np.int64)
+    i1 = np.clip(np.floor((hi - origin) / step), -1, g - 1).astype(np.int64)
+    n = np.maximum(i1 - i0 + 1, 0)
+    count = n[:, 0] * n[:, 1]
+    ti = np.repeat(np.arange(len(tri)), count)
+    local = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+    ix = i0[ti, 0] + local // np.maximum(n[ti, 1], 1)
+    iy = i0[ti, 1] + local % np.maximum(n[ti, 1], 1)
+    px, py = xs[ix], ys[iy]
+    t = tri[ti]
+    x0, y0, x1, y1, x2, y2 = t[:, 0, 0], t[:, 0, 1], t[:, 1, 0], t[:, 1, 1], t[:, 2, 0], t[:, 2, 1]
+    det = (y1 - y2) * (x0 - x2) + (x2 - x1) * (y0 - y2)
+    safe = np.where(np.abs(det) > 1e-18, det, 1.0)
+    l0 = ((y1 - y2) * (px - x2) + (x2 - x1) * (py - y2)) / safe
+    l1 = ((y2 - y0) * (px - x2) + (x0 - x2) * (py - y2)) / safe
+    l2 = 1 - l0 - l1
+    hit = (np.abs(det) > 1e-18) & (l0 >= 0) & (l1 >= 0) & (l2 >= 0)
+    ray = (ix * g + iy)[hit]
+    z = (l0 * t[:, 0, 2] + l1 * t[:, 1, 2] + l2 * t[:, 2, 2])[hit]
     # A lattice point is inside when an odd number of surface crossings lie below it.
-    below = np.stack([np.bincount(ri[z < zk], minlength=len(px)) for zk in zs], axis=1)
-    return (below % 2 == 1).reshape(len(xs), len(ys), len(zs))
+    below = np.stack([np.bincount(ray[z < zk], minlength=g * g) for zk in zs], axis=1)
+    return (below % 2 == 1).reshape(g, g, len(zs))
 
 
 # ---------------------------------------------------------------------- views
