@@ -268,3 +268,21 @@ def test_spawned_worker_serves_requests_within_limits_and_dies_on_close() -> Non
         worker.close()
         worker.close()
         assert not sandbox_processes("worker-marker-41.7")
+
+
+def test_codegym_package_and_assets_are_hidden_inside_a_bound_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
+    # As with a wheel install in the venv: the package (gold solutions, hidden tests in
+    # assets) lies under a path the sandbox binds read-only, and must not be readable.
+    import os
+    import sys
+
+    import codegym
+    import codegym.sandbox.local as local
+
+    root = os.path.dirname(os.path.dirname(os.path.realpath(codegym.__file__)))
+    monkeypatch.setattr(local, "_system_paths", lambda: ["/usr", "/etc", sys.prefix, root])
+    monkeypatch.setattr(local, "_state", {})
+    with create("local") as box:
+        res = box.run(f"ls -A {root}/codegym | wc -l; ls -A {root}/assets | wc -l; ls {root}/envs | wc -l")
+    hidden_pkg, hidden_assets, visible = (int(n) for n in res.stdout.split())
+    assert hidden_pkg == 0 and hidden_assets == 0 and visible > 0

@@ -70,6 +70,13 @@ def _ro_paths() -> list[str]:
     return _system_paths()
 
 
+def masked_paths() -> list[str]:
+    """Folders hidden inside the read-only binds (codegym's own package and assets)."""
+    from .local import masked_paths as local_masked
+
+    return local_masked()
+
+
 def base_image() -> str:
     """The skeleton image, built once per content hash with ``docker import``."""
     client = _client()
@@ -154,7 +161,7 @@ class DockerSandbox(Sandbox):
                 ],
                 cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
-                tmpfs={"/tmp": f"size={self.limits.disk_mb}m,mode=1777"},
+                tmpfs={"/tmp": f"size={self.limits.disk_mb}m,mode=1777", **{p: "size=4k,ro" for p in masked_paths()}},
                 volumes={p: {"bind": p, "mode": "ro"} for p in _ro_paths()},
                 labels={LABEL: str(os.getpid())},
             )

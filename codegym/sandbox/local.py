@@ -106,7 +106,7 @@ def _host_setup() -> dict[str, Any]:
             as_root=as_root,
             mounts=can_mount(),
             ro_paths=_system_paths(),
-            empty=None,
+            masked=masked_paths(),
         )
     return _state
 
@@ -125,6 +125,26 @@ def _system_paths() -> list[str]:
                 "from a venv made from a system Python, as scripts/setup.sh does (.venv)"
             )
     return paths
+
+
+def masked_paths() -> list[str]:
+    """Folders hidden (an empty tmpfs on top) inside the read-only binds.
+
+    When codegym is installed as a wheel, its package, with ``assets`` (gold solutions,
+    hidden tests), sits in the venv's site-packages, which the sandbox binds read-only.
+    """
+    import codegym
+
+    package = os.path.dirname(os.path.realpath(codegym.__file__))
+    binds = _system_paths()
+    hidden = {package}
+    try:
+        from importlib import resources
+
+        hidden.add(os.path.realpath(str(resources.files("codegym.assets"))))
+    except (ModuleNotFoundError, TypeError):
+        pass
+    return sorted(p for p in hidden if any(p == b or p.startswith(b + "/") for b in binds))
 
 
 def _reachable_by_others(path: str) -> bool:
@@ -232,6 +252,8 @@ class LocalSandbox(Sandbox):
             for link in ("bin", "lib", "lib64", "sbin"):
                 if os.path.islink(f"/{link}"):
                     args += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
+            for hidden in setup["masked"]:
+                args += ["--tmpfs", hidden]
             args += ["--bind-fd", str(fds[-1]), WORKDIR, "--proc", "/proc", "--dev", "/dev"]
             args += ["--size", str(self.limits.disk_mb * 2**20), "--tmpfs", "/tmp", "--chdir", workdir, "--", *argv]
             path = f"{sys.prefix}/bin:/usr/local/bin:/usr/bin:/bin"
