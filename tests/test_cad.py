@@ -205,7 +205,7 @@ def test_an_endless_loop_is_stopped_and_flagged_and_close_leaves_nothing_behind(
     assert attempt(e, "plate-00", fenced(gold(e, "plate-00")))[1] >= 0.99  # the env still works
     # Other sandboxes share the sandbox uid on this host, so follow this worker's own processes.
     worker = e._worker
-    proc, cgroup, work = worker._proc, worker._cgroup, worker._sandbox.host_path
+    proc, cgroup, work = worker._proc, worker._handle._cgroup, worker._sandbox.host_path
     assert proc.poll() is None and work.exists()
     e.close()
     assert proc.poll() is not None

@@ -1,14 +1,10 @@
 """Host side of CAD execution: a warm sandboxed worker, and the cold one-process baseline.
 
-Why not ``Sandbox.run`` per attempt: importing cadquery costs seconds, and the local
-sandbox kills everything when ``run`` returns, so no warm process can live across runs.
-:class:`WarmWorker` therefore starts one long-lived bubblewrap process itself, with the
-same isolation as :class:`codegym.sandbox.local.LocalSandbox` (same namespaces, read-only
-system, one writable work dir, unprivileged uid, a cgroup for memory and processes) over
-that sandbox's own work dir. Inside, ``server.py`` forks a fresh child per attempt. The
-core should offer this as ``Sandbox.spawn(cmd, env=None, cwd=None) -> SandboxProcess``
-(stdin/stdout pipes, ``poll``, ``kill``; killed at ``close``); until then this module reuses
-the local backend's private setup helpers.
+Why not ``Sandbox.run`` per attempt: importing cadquery costs seconds, and ``run`` kills
+everything when it returns. :class:`WarmWorker` therefore starts one long-lived server
+with ``Sandbox.spawn`` (the same isolation as ``run``: namespaces, read-only system, one
+writable work dir, unprivileged uid, a cgroup for memory and processes), and inside it
+``server.py`` forks a fresh child per attempt.
 
 :class:`ColdRunner` runs each attempt as ``sandbox.run(["python", "-c", server, "--once"])``
 in any backend: a fresh interpreter that imports cadquery every time (the benchmark's
@@ -23,7 +19,6 @@ import select
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import weakref
@@ -32,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from codegym.errors import InfraError
-from codegym.sandbox import Sandbox, create
+from codegym.sandbox import WORKDIR, Sandbox, create
+from codegym.sandbox.local import SandboxProcess
 from codegym.sandbox.paths import inside
 
 from .targets import cache_dir
@@ -137,100 +133,37 @@ class WarmWorker(_Base):
         super().__init__(sandbox_spec, timeout_s, memory_mb)
         self._sandbox: Sandbox | None = None
         self._proc: subprocess.Popen[bytes] | None = None
-        self._cgroup: Any = None
+        self._handle: SandboxProcess | None = None
         self._finalizer: weakref.finalize | None = None
         self._key: tuple[Any, ...] | None = None
 
     def start(self) -> None:
         """Start the worker (imports cadquery: seconds); raises InfraError when it cannot."""
-        from codegym.sandbox.cgroups import RunCgroup
-        from codegym.sandbox.local import _INNER_UID, WORKDIR, _host_setup
-
         spec = {k: v for k, v in self.sandbox_spec.items() if k != "backend"}
         # The cgroup holds the warm server (about 300 MB resident) and one attempt at a time.
         spec.setdefault("memory_mb", self.memory_mb + 700)
         spec.setdefault("max_processes", 64)
         spec["cpu_s"] = 10**7  # the server lives long; each child gets its own CPU rlimit
         sandbox = create("local", **spec)
-        lim = sandbox.limits
-        # The server's own stderr (start-up errors only: attempts write to their folder).
-        self._errlog = tempfile.TemporaryFile()
-        setup = _host_setup()
-        cgroup = RunCgroup.create(lim.memory_mb * 2**20, lim.max_processes) if setup["as_root"] else None
-        fds = [os.open(p, os.O_PATH) for p in setup["ro_paths"]]
-        work_fd = os.open(sandbox.host_path, os.O_PATH)  # type: ignore[attr-defined]
-        info_r, info_w = os.pipe()
-        block_r, block_w = os.pipe()
-        # Same isolation as LocalSandbox.run: prlimit caps, then bwrap waits on --block-fd
-        # until we have put it in the cgroup.
-        args = ["prlimit", f"--cpu={lim.cpu_s}", f"--fsize={lim.max_file_mb * 2**20}", "--core=0"]
-        if cgroup is None:
-            args += [f"--nproc={lim.max_processes}"]
-        args += ["--", setup["bwrap"], "--info-fd", str(info_w), "--block-fd", str(block_r)]
-        args += ["--unshare-all", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
-        args += ["--uid", str(_INNER_UID), "--gid", str(_INNER_UID)]
-        for path, fd in zip(setup["ro_paths"], fds, strict=True):
-            args += ["--ro-bind-fd", str(fd), path]
-        for link in ("bin", "lib", "lib64", "sbin"):
-            if os.path.islink(f"/{link}"):
-                args += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
-        args += ["--bind-fd", str(work_fd), WORKDIR, "--proc", "/proc", "--dev", "/dev"]
-        args += ["--size", str(lim.disk_mb * 2**20), "--tmpfs", "/tmp", "--chdir", WORKDIR, "--"]
-        env = {
-            "PATH": f"{sys.prefix}/bin:/usr/bin:/bin",
-            "HOME": "/tmp",
-            "LANG": "C.UTF-8",
-            "TMPDIR": "/tmp",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "OMP_NUM_THREADS": "1",
-            "CAD_WORK": WORKDIR,
-        }
-        uid = getattr(sandbox, "_uid", None)
-        drop = {"user": uid, "group": uid, "extra_groups": []} if uid is not None else {}
         try:
-            proc = subprocess.Popen(
-                args + SERVER_ARGV,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=self._errlog,
-                env=env,
-                pass_fds=[*fds, work_fd, info_w, block_r],
-                start_new_session=True,
-                **drop,
-            )
-        except OSError as exc:
-            for fd in (*fds, work_fd, info_r, info_w, block_r, block_w):
-                os.close(fd)
+            handle = sandbox.spawn(SERVER_ARGV, env={"OMP_NUM_THREADS": "1", "CAD_WORK": WORKDIR})
+        except Exception:
             sandbox.close()
-            if cgroup:
-                cgroup.remove()
-            raise InfraError(f"could not start the CAD worker under bubblewrap: {exc}") from exc
-        for fd in (*fds, work_fd, info_w, block_r):
-            os.close(fd)
-        if cgroup:
-            _join_cgroup(cgroup, proc.pid, info_r)
-        os.write(block_w, b"go")
-        os.close(block_w)
-        self._sandbox, self._proc, self._cgroup = sandbox, proc, cgroup
-        self._finalizer = weakref.finalize(self, _shutdown, proc, cgroup, sandbox)
+            raise
+        self._sandbox, self._handle, self._proc = sandbox, handle, handle.proc
+        self._finalizer = weakref.finalize(self, _shutdown, handle, sandbox)
         started = time.monotonic()
         line = self._readline(START_TIMEOUT_S)
         if line != "ready":
             alive = self.alive
-            code = None if self._proc is None else self._proc.returncode
-            self._errlog.seek(0)
-            err = self._errlog.read()[-2000:].decode("utf-8", "replace")
-            os.close(info_r)
+            code = self._proc.returncode
+            err = _read_available(self._proc.stderr)
             self.stop()
             raise InfraError(
                 f"the CAD worker did not start in {time.monotonic() - started:.0f} s (expected 'ready', got "
-                f"{line!r}, process {'still running' if alive else f'exited with {code}'}; stderr: {err!r}); check that "
-                f"cadquery imports in {sys.executable} (pip install cadquery) and that bubblewrap works"
+                f"{line!r}, process {'still running' if alive else f'exited with {code}'}; stderr: {err!r}); "
+                f"check that cadquery imports in {sys.executable} (pip install cadquery) and that bubblewrap works"
             )
-        self._errlog.close()
-        # Closed only now: bwrap writes its info late on a loaded host, and a closed pipe
-        # would kill it with SIGPIPE.
-        os.close(info_r)
 
     def _readline(self, timeout: float) -> str | None:
         assert self._proc and self._proc.stdout
@@ -260,7 +193,7 @@ class WarmWorker(_Base):
                 self.start()
             assert self._proc and self._proc.stdin and self._sandbox
             req = self._request(steps, source, final, tol)
-            oom_before = self._cgroup.oom_kills() if self._cgroup else 0
+            oom_before = self._handle.oom_kills() if self._handle else 0
             started = time.monotonic()
             try:
                 self._proc.stdin.write((json.dumps(req) + "\n").encode())
@@ -269,7 +202,7 @@ class WarmWorker(_Base):
             except OSError:
                 line = None
             raw = RawAttempt(seconds=time.monotonic() - started)
-            oom = bool(self._cgroup and self._cgroup.oom_kills() > oom_before)
+            oom = bool(self._handle and self._handle.oom_kills() > oom_before)
             reply: dict[str, Any] = {}
             try:
                 reply = json.loads(line) if line else {}
@@ -303,53 +236,21 @@ class WarmWorker(_Base):
         if self._finalizer is not None:
             self._finalizer()
         self._finalizer = None
-        self._proc = self._sandbox = self._cgroup = None
+        self._proc = self._sandbox = self._handle = None
 
     close = stop
 
 
-def _join_cgroup(cgroup: Any, bwrap_pid: int, info_fd: int) -> None:
-    """Put bwrap and its first child in the cgroup before the server starts (as local.py does)."""
-    # bwrap writes {"child-pid": N} and then waits on --block-fd; on a loaded host that can
-    # take long, so wait as long as a start may take.
-    ready, _, _ = select.select([info_fd], [], [], START_TIMEOUT_S)
-    data = os.read(info_fd, 4096) if ready else b""
-    cgroup.add(bwrap_pid)
-    try:
-        child = int(json.loads(data or b"{}").get("child-pid", 0))
-    except ValueError:
-        child = 0
-    if child:
-        cgroup.add(child)
-        try:
-            for grandchild in Path(f"/proc/{child}/task/{child}/children").read_text().split():
-                cgroup.add(int(grandchild))
-        except OSError:
-            pass
-
-
-def _shutdown(proc: subprocess.Popen[bytes], cgroup: Any, sandbox: Sandbox) -> None:
-    import signal
-
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    if cgroup:
-        cgroup.kill_all()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        pass
-    for stream in (proc.stdin, proc.stdout):
-        if stream:
-            try:
-                stream.close()
-            except OSError:
-                pass
-    if cgroup:
-        cgroup.remove()
+def _shutdown(handle: SandboxProcess, sandbox: Sandbox) -> None:
+    handle.close()
     sandbox.close()
+
+
+def _read_available(stream: Any) -> str:
+    """What a start-up error printed to stderr, without blocking on a live process."""
+    if stream is None or not select.select([stream], [], [], 0.5)[0]:
+        return ""
+    return os.read(stream.fileno(), 4000).decode("utf-8", "replace")
 
 
 _shared: dict[tuple[Any, ...], WarmWorker] = {}
