@@ -6,9 +6,9 @@ iteration), same reward (the env itself, through ``codegym.integrations.trl.EnvR
 TRL). Each side runs ``--warmup`` untimed steps then ``--steps`` timed ones.
 
 tokens/s = completion tokens sampled / wall time of the timed steps (rollout + reward +
-update). Peak memory = highest resident set size sampled every 5 ms during a side's timed
-steps, minus the resident size when it started (both sides run in this process, so absolute
-peaks would include the other side's leftovers).
+update). Each side runs in a fresh child process (spawned one after the other, never at the
+same time); memory is reported as the growth of the resident set size during the timed
+steps (sampled every 5 ms) and as the child's maximum RSS (imports included).
 
     PYTHONPATH=. .venv/bin/python bench/learner_vs_trl.py [--steps 5] [--reward env|length]
 
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import multiprocessing
 import os
 import tempfile
 import threading
@@ -92,35 +93,16 @@ class LengthEnv(gym.Wrapper):
         )
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--steps", type=int, default=5)
-    ap.add_argument("--warmup", type=int, default=1)
-    ap.add_argument("--G", type=int, default=8)
-    ap.add_argument("--prompts", type=int, default=4, help="prompts per step")
-    ap.add_argument("--max-new-tokens", type=int, default=32)
-    ap.add_argument("--reward", choices=("env", "length"), default="env")
-    ap.add_argument("--threads", type=int, default=1, help="torch CPU threads, both sides")
-    args = ap.parse_args()
-    torch.manual_seed(0)
-    torch.set_num_threads(args.threads)
-    tasks = generate_tasks(64, 0, "easy", "train")
-    env = gym.make("CodeGen-v0", tasks=tasks, trace=False)
-    if args.reward == "length":
-        env = LengthEnv(env)
-    tmp = tempfile.mkdtemp(prefix="bench-trl-")
-    tok = build_tokenizer([t["prompt"] + t["gold"] for t in tasks], 1024)
-    build_tiny_model(tok, layers=4, hidden=128, heads=4).save_pretrained(f"{tmp}/model")
-    tok.save_pretrained(f"{tmp}/model")
-    model, tok = load_model(f"{tmp}/model")
-    print(
-        f"model: {count_parameters(model) / 1e6:.2f}M parameters, G={args.G}, prompts/step={args.prompts}, "
-        f"max_new_tokens={args.max_new_tokens}, reward={args.reward}, torch threads={torch.get_num_threads()}"
-    )
+def make_env(reward: str) -> gym.Env:
+    env = gym.make("CodeGen-v0", tasks=generate_tasks(64, 0, "easy", "train"), trace=False)
+    return LengthEnv(env) if reward == "length" else env
 
-    # ---------------------------------------------------------------- ours
+
+def run_ours(args: argparse.Namespace, model_dir: str, out_dir: str) -> dict:
+    env = make_env(args.reward)
     cfg = LearnerConfig(
-        model=f"{tmp}/model",
+        torch_threads=args.threads,
+        model=model_dir,
         algorithm="grpo",
         num_generations=args.G,
         tasks_per_step=args.prompts,
@@ -130,24 +112,27 @@ def main() -> None:
         beta=0.0,
         steps=args.warmup + args.steps,
         progress=False,
-        out_dir=f"{tmp}/ours",
-        pass_threshold=1.0,
+        out_dir=out_dir,
     )
-    ours = Trainer(cfg, env=env)
+    trainer = Trainer(cfg, env=env)
     for _ in range(args.warmup):
-        ours.train_step()
+        trainer.train_step()
     t0 = time.perf_counter()
-    with PeakRSS() as mem_ours:
-        recs = [ours.train_step() for _ in range(args.steps)]
-    ours_s = time.perf_counter() - t0
-    ours_tokens = sum(r["generated_tokens"] for r in recs)
-    del ours
-    gc.collect()
+    with PeakRSS() as mem:
+        recs = [trainer.train_step() for _ in range(args.steps)]
+    seconds = time.perf_counter() - t0
+    trainer.close()
+    env.close()
+    return {"tokens": sum(r["generated_tokens"] for r in recs), "seconds": seconds, "peak_mb": mem.peak_mb}
 
-    # ---------------------------------------------------------------- TRL
+
+def run_trl(args: argparse.Namespace, model_dir: str, out_dir: str) -> dict:
     warnings.filterwarnings("ignore")
+    from transformers import TrainerCallback
     from trl import GRPOConfig, GRPOTrainer
 
+    torch.set_num_threads(args.threads)
+    env = make_env(args.reward)
     counted = {"tokens": 0}
     reward = EnvReward(env) if args.reward == "env" else LengthReward()
 
@@ -156,9 +141,8 @@ def main() -> None:
         return reward(prompts=prompts, completions=completions, **kw)
 
     reward_fn.__name__ = "codegym"
-    dataset = prompt_dataset(env.unwrapped if args.reward == "length" else env, "train")
-    trl_cfg = GRPOConfig(
-        output_dir=f"{tmp}/trl",
+    cfg = GRPOConfig(
+        output_dir=out_dir,
         use_cpu=True,
         bf16=False,
         report_to="none",
@@ -179,13 +163,10 @@ def main() -> None:
         dataloader_num_workers=0,
         disable_tqdm=True,
     )
-    trl_model, _ = load_model(f"{tmp}/model")
-    trainer = GRPOTrainer(
-        model=trl_model, reward_funcs=reward_fn, args=trl_cfg, train_dataset=dataset, processing_class=tok
-    )
-    marks: dict[str, float] = {}
-
-    from transformers import TrainerCallback
+    model, tok = load_model(model_dir)
+    dataset = prompt_dataset(env.unwrapped, "train")
+    trainer = GRPOTrainer(model=model, reward_funcs=reward_fn, args=cfg, train_dataset=dataset, processing_class=tok)
+    marks: dict = {}
 
     class Clock(TrainerCallback):
         def on_step_end(self, a, state, control, **kw):
@@ -196,17 +177,63 @@ def main() -> None:
 
     trainer.add_callback(Clock())
     trainer.train()
-    trl_s = time.perf_counter() - marks["t0"]
-    mem_trl = marks["mem"]
-    mem_trl.__exit__()
-    trl_tokens = counted["tokens"]
-
-    ours_tps, trl_tps = ours_tokens / ours_s, trl_tokens / trl_s
-    print(f"ours: {ours_tokens} tokens in {ours_s:.2f}s = {ours_tps:.1f} tok/s, peak +{mem_ours.peak_mb:.1f} MB")
-    print(f"TRL : {trl_tokens} tokens in {trl_s:.2f}s = {trl_tps:.1f} tok/s, peak +{mem_trl.peak_mb:.1f} MB")
-    print(f"ratio tokens/s ours/TRL = {ours_tps / trl_tps:.2f}x (goal >= 1.5x)")
-    print(f"ratio peak memory ours/TRL = {mem_ours.peak_mb / max(mem_trl.peak_mb, 1e-9):.2f} (goal <= 1.0)")
+    seconds = time.perf_counter() - marks["t0"]
+    marks["mem"].__exit__()
     env.close()
+    return {"tokens": counted["tokens"], "seconds": seconds, "peak_mb": marks["mem"].peak_mb}
+
+
+def _child(side: str, args: argparse.Namespace, model_dir: str, out_dir: str, queue) -> None:
+    import resource
+
+    result = (run_ours if side == "ours" else run_trl)(args, model_dir, out_dir)
+    result["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    queue.put(result)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--steps", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--G", type=int, default=8)
+    ap.add_argument("--prompts", type=int, default=4, help="prompts per step")
+    ap.add_argument("--max-new-tokens", type=int, default=32)
+    ap.add_argument("--reward", choices=("env", "length"), default="env")
+    ap.add_argument("--threads", type=int, default=1, help="torch CPU threads, both sides")
+    args = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="bench-trl-")
+    tasks = generate_tasks(64, 0, "easy", "train")
+    tok = build_tokenizer([t["prompt"] + t["gold"] for t in tasks], 1024)
+    model = build_tiny_model(tok, layers=4, hidden=128, heads=4)
+    model.save_pretrained(f"{tmp}/model")
+    tok.save_pretrained(f"{tmp}/model")
+    print(
+        f"model: {count_parameters(model) / 1e6:.2f}M parameters, G={args.G}, prompts/step={args.prompts}, "
+        f"max_new_tokens={args.max_new_tokens}, reward={args.reward}, torch threads={args.threads}, "
+        f"timed steps={args.steps} after {args.warmup} warm-up"
+    )
+    # Each side runs in a fresh child process so neither inherits the other's allocator pages
+    # (in one process the second side reused the first side's freed memory and looked free).
+    ctx = multiprocessing.get_context("spawn")
+    results = {}
+    for side in ("ours", "trl"):
+        queue = ctx.Queue()
+        proc = ctx.Process(target=_child, args=(side, args, f"{tmp}/model", f"{tmp}/{side}", queue))
+        proc.start()
+        results[side] = queue.get()
+        proc.join()
+    ours, trl = results["ours"], results["trl"]
+    for name, r in (("ours", ours), ("TRL ", trl)):
+        print(
+            f"{name}: {r['tokens']} tokens in {r['seconds']:.2f}s = {r['tokens'] / r['seconds']:.1f} tok/s, "
+            f"peak +{r['peak_mb']:.1f} MB during the timed steps, max RSS {r['max_rss_mb']:.0f} MB"
+        )
+    ratio = (ours["tokens"] / ours["seconds"]) / (trl["tokens"] / trl["seconds"])
+    print(f"ratio tokens/s ours/TRL = {ratio:.2f}x (goal >= 1.5x)")
+    print(
+        f"ratio peak memory growth ours/TRL = {ours['peak_mb'] / max(trl['peak_mb'], 1e-9):.2f}, "
+        f"max RSS ours/TRL = {ours['max_rss_mb'] / trl['max_rss_mb']:.2f} (goal <= 1.0)"
+    )
 
 
 if __name__ == "__main__":

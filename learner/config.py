@@ -140,6 +140,8 @@ class LearnerConfig:
         out_dir (str, default ``"runs/train"``): metrics.jsonl, plots, checkpoints.
         eval_every (int, default 0, >= 0): evaluate every N steps (0: only before and after).
         eval_tasks (int, default 32, >= 1): held-out tasks per evaluation (greedy, 1 each).
+        eval_samples (int, default 1, >= 1): with > 1, evaluations also sample this many
+            attempts per task at ``temperature`` (``sampled_pass_rate``: pass@1 from n samples).
         save_every (int, default 0, >= 0): checkpoint every N steps (0: only at the end).
         resume (bool, default False): continue from the latest checkpoint in ``out_dir``.
         offline_data (str | None, default None): JSONL of logged rollouts; trains on them
@@ -209,6 +211,7 @@ class LearnerConfig:
     out_dir: str = "runs/train"
     eval_every: int = 0
     eval_tasks: int = 32
+    eval_samples: int = 1
     save_every: int = 0
     resume: bool = False
     offline_data: str | None = None
@@ -244,6 +247,7 @@ class LearnerConfig:
             ("max_prompt_tokens", 1),
             ("num_iterations", 1),
             ("eval_tasks", 1),
+            ("eval_samples", 1),
             ("sft_batch_size", 1),
         ):
             if getattr(self, name) < low:

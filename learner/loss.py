@@ -6,6 +6,7 @@ clipped surrogate -> regularisers -> aggregation. Shapes are in the comments.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -77,15 +78,28 @@ def token_logprobs(
     model: torch.nn.Module, batch: Batch, temperature: float, with_entropy: bool = False
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """Log-prob ``(B, T)`` of each token under ``model`` (and the entropy, if asked)."""
-    logits = model(input_ids=batch.input_ids, attention_mask=batch.attention_mask).logits  # (B, L, V)
+    # The LM head only runs on positions from the earliest completion on (not on prompts).
+    first = int(batch.index[:, 0].min())
+    index = batch.index
+    if _accepts(model, "logits_to_keep"):
+        keep = batch.input_ids.shape[1] - first
+        logits = model(input_ids=batch.input_ids, attention_mask=batch.attention_mask, logits_to_keep=keep).logits
+        index = (index - first).clamp(min=0)
+    else:
+        logits = model(input_ids=batch.input_ids, attention_mask=batch.attention_mask).logits  # (B, L, V)
     # Only the positions that predict a sampled token go through the softmax.
-    sel = logits.gather(1, batch.index[..., None].expand(-1, -1, logits.shape[-1])).float() / temperature  # (B, T, V)
+    sel = logits.gather(1, index[..., None].expand(-1, -1, logits.shape[-1])).float() / temperature  # (B, T, V)
     logp_all = torch.log_softmax(sel, -1)
     logp = logp_all.gather(2, batch.tokens[..., None]).squeeze(2)
     ent = None
     if with_entropy:
         ent = -(logp_all.exp() * logp_all).sum(-1).detach()
     return logp, ent
+
+
+def _accepts(model: torch.nn.Module, name: str) -> bool:
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    return name in inspect.signature(base.forward).parameters
 
 
 # ============================================================ rewards -> advantages

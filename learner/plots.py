@@ -28,7 +28,15 @@ def plot_run(metrics_path: str | Path, out_png: str | Path) -> Path:
         xs = [r["step"] for r in train if name in r]
         ax.plot(xs, [r[name] for r in train if name in r], label="train")
         if name in ("reward", "pass_rate"):
-            ax.plot([r["step"] for r in evals], [r[name] for r in evals], "o-", label="held-out")
+            ax.plot([r["step"] for r in evals], [r[name] for r in evals], "o-", label="held-out (greedy)")
+            sampled = [r for r in evals if f"sampled_{name}" in r]
+            if sampled:
+                ax.plot(
+                    [r["step"] for r in sampled],
+                    [r[f"sampled_{name}"] for r in sampled],
+                    "s--",
+                    label="held-out (sampled)",
+                )
             ax.legend()
         ax.set_title(name)
         ax.set_xlabel("step")

@@ -170,24 +170,40 @@ class Trainer:
         return losses
 
     def evaluate(self, n: int | None = None) -> dict[str, float]:
-        """Greedy attempt on up to ``n`` held-out tasks: mean reward and pass rate."""
+        """Held-out evaluation on up to ``n`` tasks of ``eval_split``.
+
+        ``reward`` and ``pass_rate`` come from one greedy attempt per task; with
+        ``eval_samples > 1`` also ``sampled_reward`` and ``sampled_pass_rate``: the means over
+        that many attempts per task sampled at ``temperature`` (pass@1 estimated from n
+        samples), from a generator of their own so evaluation does not change training.
+        """
         ids = self.eval_ids[: n or self.cfg.eval_tasks]
         if not ids:
             return {}
         self.model.eval()
-        settings = dataclasses.replace(self.settings, greedy=True)
-        samples = rollout(self.model, self.tokenizer, self.envs, [(t, k) for k, t in enumerate(ids)], settings)
+        greedy = dataclasses.replace(self.settings, greedy=True)
+        samples = rollout(self.model, self.tokenizer, self.envs, [(t, k) for k, t in enumerate(ids)], greedy)
+        result = self._scores(samples, "")
+        if self.cfg.eval_samples > 1:
+            jobs = [(t, k) for k, t in enumerate(ids) for _ in range(self.cfg.eval_samples)]
+            gen = torch.Generator().manual_seed(self.cfg.seed + 1_000_003)
+            result.update(
+                self._scores(rollout(self.model, self.tokenizer, self.envs, jobs, self.settings, gen), "sampled_")
+            )
+        self.log({"kind": "eval", "step": self.step, **result})
+        return result
+
+    def _scores(self, samples: list[Sample], prefix: str) -> dict[str, Any]:
         ok = [s for s in samples if not s.infra_error]
-        result = {
-            "reward": float(np.mean([s.reward for s in ok])) if ok else 0.0,
-            "pass_rate": float(np.mean([s.reward >= self.cfg.pass_threshold for s in ok])) if ok else 0.0,
-            "n": len(ok),
+        result: dict[str, Any] = {
+            f"{prefix}reward": float(np.mean([s.reward for s in ok])) if ok else 0.0,
+            f"{prefix}pass_rate": float(np.mean([s.reward >= self.cfg.pass_threshold for s in ok])) if ok else 0.0,
+            f"{prefix}n": len(ok),
         }
         errors = [s.infra_error for s in samples if s.infra_error]
         if errors:  # dropped from the metrics, but worth seeing
-            result["infra_errors"] = len(errors)
-            result["infra_error_example"] = errors[0][:300]
-        self.log({"kind": "eval", "step": self.step, **result})
+            result[f"{prefix}infra_errors"] = len(errors)
+            result[f"{prefix}infra_error_example"] = errors[0][:300]
         return result
 
     def collect(self) -> list[Sample]:

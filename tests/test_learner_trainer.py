@@ -249,3 +249,11 @@ def test_an_update_raises_the_likelihood_of_the_better_sample_and_lowers_the_wor
         tr.update(samples)
     after = seq_logp()
     assert after[0] > before[0] and after[1] < before[1]
+
+
+def test_sampled_evaluation_reports_pass_at_1_over_n_samples_without_touching_training_rng(tmp_path):
+    tr = Trainer(small(tmp_path, eval_samples=3), env=SpellEnv())
+    state = tr.generator.get_state()
+    out = tr.evaluate()
+    assert out["n"] == 2 and out["sampled_n"] == 6 and 0.0 <= out["sampled_pass_rate"] <= 1.0
+    assert torch.equal(tr.generator.get_state(), state)
