@@ -30,30 +30,34 @@ def check(report, task):
     assert passed == len(task["rubric"]), (task.id, [r["reason"] for r in report["items"] if not r["passed"]])
 
 
-def run_pool(tasks, rounds):
+def grade_warm(pool, task):
+    with StaticServer(files_of(task)) as s:
+        check(pool.run(lambda b: grade_in_browser(b, s.origin, False, task["rubric"]), 120), task)
+
+
+def grade_cold(task):
+    with StaticServer(files_of(task)) as s:
+        check(asyncio.run(launch_once(lambda b: grade_in_browser(b, s.origin, False, task["rubric"]))), task)
+
+
+def run(tasks, rounds):
+    """Time both sides app by app, interleaved, so that load from other processes on a
+    shared machine falls on both alike."""
     pool = BrowserPool()
+    warm = cold = 0.0
     try:
-        with StaticServer(files_of(tasks[0])) as s:  # warm-up: the launch is paid once, outside the clock
-            pool.run(lambda b: grade_in_browser(b, s.origin, False, tasks[0]["rubric"]), 120)
-        start = time.perf_counter()
+        grade_warm(pool, tasks[0])  # the pool's one launch happens here, outside the clock
         for _ in range(rounds):
             for t in tasks:
-                with StaticServer(files_of(t)) as s:
-                    check(pool.run(lambda b, s=s, t=t: grade_in_browser(b, s.origin, False, t["rubric"]), 120), t)
-        return time.perf_counter() - start
+                start = time.perf_counter()
+                grade_cold(t)
+                cold += time.perf_counter() - start
+                start = time.perf_counter()
+                grade_warm(pool, t)
+                warm += time.perf_counter() - start
     finally:
         pool.close()
-
-
-def run_launch_per_grading(tasks, rounds):
-    start = time.perf_counter()
-    for _ in range(rounds):
-        for t in tasks:
-            with StaticServer(files_of(t)) as s:
-                check(
-                    asyncio.run(launch_once(lambda b, s=s, t=t: grade_in_browser(b, s.origin, False, t["rubric"]))), t
-                )
-    return time.perf_counter() - start
+    return cold, warm
 
 
 def main():
@@ -64,8 +68,7 @@ def main():
     env = WebAppEnv()
     tasks = [env.tasks.get(i) for i in SAMPLE[: args.apps]]
     n = len(tasks) * args.rounds
-    cold = run_launch_per_grading(tasks, args.rounds)
-    warm = run_pool(tasks, args.rounds)
+    cold, warm = run(tasks, args.rounds)
     print(f"apps graded: {n} ({sum(len(t['rubric']) for t in tasks) * args.rounds} rubric items)")
     print(f"launch per grading: {cold:7.2f} s  {60 * n / cold:6.1f} apps/min")
     print(f"warm pool:          {warm:7.2f} s  {60 * n / warm:6.1f} apps/min")

@@ -299,16 +299,23 @@ async def initial_state(page: Any, items: list[dict[str, Any]]) -> dict[str, boo
     Every item starts from the same fresh page (new load, empty storage), so this is asked
     once per grading instead of once per item.
     """
-    out: dict[str, bool] = {}
+    specs = {
+        _key(step): step
+        for item in items
+        for step in item["flow"]
+        if step.get("expect") and step["expect"] not in PIXEL_EXPECTS
+    }
     state = FlowState()
-    for item in items:
-        for step in item["flow"]:
-            if step.get("expect") and step["expect"] not in PIXEL_EXPECTS and _key(step) not in out:
-                try:
-                    out[_key(step)], _ = await check(page, step, state)
-                except Exception:  # noqa: BLE001
-                    out[_key(step)] = False
-    return out
+
+    async def holds(step: dict[str, Any]) -> bool:
+        try:
+            return (await check(page, step, state))[0]
+        except Exception:  # noqa: BLE001
+            return False
+
+    # read-only probes: asked all at once, their round trips overlap
+    results = await asyncio.gather(*(holds(s) for s in specs.values()))
+    return dict(zip(specs, results, strict=True))
 
 
 async def run_item(
