@@ -204,3 +204,32 @@ def test_pickled_env_grades_again(env):
     clone = pickle.loads(pickle.dumps(env))
     _, reward, _, _, info = clone.step(clone.gold_action())
     assert reward == 1.0, info["feedback"]
+
+
+def test_items_do_not_see_each_others_storage():
+    # Item "dirty" writes sessionStorage (which survives navigations in a tab) and
+    # localStorage; item "clean" runs next in the same tab and must start from empty storage.
+    app = """<p id="seen"></p><button id="set">set</button><button id="noop">noop</button><script>
+      let clicks = 0;
+      const show = () => { document.getElementById("seen").textContent =
+        (sessionStorage.getItem("v") || "none") + "|" + (localStorage.getItem("v") || "none") + "|" + clicks; };
+      document.getElementById("set").onclick = () => { sessionStorage.setItem("v", "set");
+        localStorage.setItem("v", "set"); show(); };
+      document.getElementById("noop").onclick = () => { clicks += 1; show(); };
+      show();</script>"""
+    rubric = [
+        {
+            "id": "dirty",
+            "text": "set",
+            "flow": [{"click": "#set"}, {"expect": "text", "sel": "#seen", "equals": "set|set|0"}],
+        },
+        {
+            "id": "clean",
+            "text": "clean",
+            "flow": [{"click": "#noop"}, {"expect": "text", "sel": "#seen", "equals": "none|none|1"}],
+        },
+    ]
+    e = WebAppEnv(tasks=[{"id": "iso", "request": "iso", "gold": app, "rubric": rubric}])
+    e.reset()
+    _, reward, _, _, info = e.step(f"```html\n{app}\n```")
+    assert reward == 1.0, info["feedback"]
