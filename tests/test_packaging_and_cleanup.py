@@ -67,7 +67,9 @@ def test_sandboxes_left_open_are_removed_at_interpreter_exit(backend: str) -> No
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     pid = out.stdout.strip()
-    assert not Path(f"/tmp/codegym/{pid}").exists() or not any(Path(f"/tmp/codegym/{pid}").iterdir())
+    from codegym.sandbox.workspace import ROOT as WORK_ROOT
+
+    assert not (WORK_ROOT / pid).exists() or not any((WORK_ROOT / pid).iterdir())
     assert pid not in Path("/proc/self/mounts").read_text()
     if backend == "docker":
         import docker

@@ -26,7 +26,8 @@ from pathlib import Path
 
 from codegym.errors import SandboxError, SandboxSetupError
 
-ROOT = Path(os.environ.get("CODEGYM_TMP", "/tmp/codegym"))
+# Not "/tmp/codegym": a folder of that name would shadow the package for scripts run from /tmp.
+ROOT = Path(os.environ.get("CODEGYM_TMP", "/tmp/codegym-sandbox"))
 #: overlayfs takes the lower dirs in one mount option of at most a page; squash before it fills.
 MAX_LAYERS = 40
 
