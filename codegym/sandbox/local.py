@@ -114,6 +114,8 @@ def _host_setup() -> dict[str, Any]:
 def _system_paths() -> list[str]:
     """Host paths bound read-only: the OS and the Python running codegym (with its venv)."""
     paths = ["/usr", "/etc"]
+    if os.path.isdir("/var/lib/texmf"):  # Debian's TeX formats and font maps (pdflatex needs them)
+        paths.append("/var/lib/texmf")
     for prefix in (sys.prefix, sys.base_prefix, os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)):
         if not any(prefix == p or prefix.startswith(p + "/") for p in paths):
             paths.append(prefix)
