@@ -136,9 +136,21 @@ class Sandbox(abc.ABC):
     def fork(self) -> Sandbox:
         """A new, independent sandbox whose work dir starts as this one's is now."""
 
-    @abc.abstractmethod
+    #: Set by each backend: releases what the sandbox holds (also run at GC and at exit).
+    _finalizer: Any
+    _closed: bool = False
+
     def close(self) -> None:
         """Kill what runs, release the work dir and every resource; idempotent."""
+        if not self._closed:
+            self._closed = True
+            self._finalizer()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            from codegym.errors import SandboxError
+
+            raise SandboxError("this sandbox is closed")
 
     def __enter__(self) -> Sandbox:
         return self

@@ -134,7 +134,6 @@ class DockerSandbox(Sandbox):
         self._origin = _from or DockerSnapshot(_work_image(workdir_from), None)
         if _from is None:
             self._origin._finalizer.detach()  # cached work images outlive one sandbox
-        self._closed = False
         self._container = self._start(self._origin.image)
         self._finalizer = weakref.finalize(self, _remove_container, self._container.id)
 
@@ -327,15 +326,6 @@ class DockerSandbox(Sandbox):
         """A new container started on a snapshot of this one."""
         return DockerSandbox(self.limits, _from=self.snapshot())
 
-    def close(self) -> None:
-        """Remove the container; idempotent."""
-        if not self._closed:
-            self._closed = True
-            self._finalizer()
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise SandboxError("this sandbox is closed")
 
 
 class _FrameReader:

@@ -178,7 +178,6 @@ class LocalSandbox(Sandbox):
             self._fs: OverlayWorkspace | CopyWorkspace = OverlayWorkspace(_layers, disk, SANDBOX_UID)
         else:
             self._fs = CopyWorkspace(_layers, disk, self._uid)
-        self._closed = False
         self._finalizer = weakref.finalize(self, self._fs.close)
 
     # ------------------------------------------------------------------ running
@@ -377,15 +376,6 @@ class LocalSandbox(Sandbox):
         """A new sandbox on the same layers: copy-on-write, nothing copied up front."""
         return LocalSandbox(self.limits, _layers=self.snapshot())
 
-    def close(self) -> None:
-        """Release the work dir; idempotent."""
-        if not self._closed:
-            self._closed = True
-            self._finalizer()
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise SandboxError("this sandbox is closed")
 
 
 _base_layers: dict[tuple[Any, ...], Layer] = {}
