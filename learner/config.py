@@ -54,7 +54,8 @@ class LearnerConfig:
         model (str, default ``"tiny"``): ``"tiny"`` builds a small Llama-style model from a
             config and trains a byte-level BPE tokenizer on the env's task text; any other
             value is a local path to a Hugging Face causal LM (nothing is downloaded).
-        tiny_layers (int, default 2, >= 1): layers of the tiny model.
+        tiny_layers (int, default 4, >= 1): layers of the tiny model (about 1.1 M parameters
+            with the other defaults).
         tiny_hidden (int, default 128, >= 16, divisible by ``tiny_heads``): its width.
         tiny_heads (int, default 4, >= 1): its attention heads.
         vocab_size (int, default 1024, 260..65536): target vocabulary of the tiny tokenizer.
@@ -158,7 +159,7 @@ class LearnerConfig:
 
     # Model
     model: str = "tiny"
-    tiny_layers: int = 2
+    tiny_layers: int = 4
     tiny_hidden: int = 128
     tiny_heads: int = 4
     vocab_size: int = 1024
