@@ -52,5 +52,12 @@ def test_a_seeded_sample_of_bundled_problems_gold_passes_and_wrong_fails(env) ->
 
 
 @pytest.mark.slow
-def test_every_bundled_problem_gold_earns_one_three_runs_in_a_row_and_wrong_earns_less(env) -> None:
-    check(env, [t.id for t in env.tasks], runs=3)
+def test_every_bundled_problem_gold_earns_one_and_wrong_earns_less(env) -> None:
+    # Once per problem here; three runs in a row on a seeded sample below, and over every
+    # problem with `codegym validate --env CodeGen-v0 --runs 3`.
+    check(env, [t.id for t in env.tasks], runs=1)
+
+
+@pytest.mark.slow
+def test_a_seeded_sample_of_golds_earns_one_three_runs_in_a_row(env) -> None:
+    check(env, sorted(random.Random(7).sample([t.id for t in env.tasks], 12)), runs=3)
