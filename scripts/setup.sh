@@ -20,19 +20,18 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # The Docker engine: started here because nothing else on these machines starts it.
+docker_ok() { timeout 20 docker info >/dev/null 2>&1; }
 start_dockerd() {
     nohup dockerd >/var/log/codegym-dockerd.log 2>&1 &
-    for _ in $(seq 60); do docker info >/dev/null 2>&1 && return 0; sleep 1; done
+    for _ in $(seq 60); do docker_ok && return 0; sleep 1; done
     return 1
 }
-if ! docker info >/dev/null 2>&1; then
-    echo "setup: starting dockerd"
-    if ! start_dockerd; then
-        # A dockerd killed without cleanup leaves its pid file and sockets behind.
-        pkill -x dockerd 2>/dev/null || true; pkill -x containerd 2>/dev/null || true
-        rm -f /var/run/docker.pid /var/run/docker/containerd/containerd.pid
-        start_dockerd || { echo "setup: dockerd did not start, see /var/log/codegym-dockerd.log" >&2; exit 1; }
-    fi
+if ! docker_ok; then
+    # Not running, or hung: a dockerd killed without cleanup leaves its pid file behind.
+    echo "setup: (re)starting dockerd"
+    pkill -x dockerd 2>/dev/null || true; pkill -x containerd 2>/dev/null || true; sleep 1
+    rm -f /var/run/docker.pid /var/run/docker/containerd/containerd.pid
+    start_dockerd || { echo "setup: dockerd did not start, see /var/log/codegym-dockerd.log" >&2; exit 1; }
 fi
 
 # The venv is made from Debian's python3 on purpose: the local sandbox binds the
