@@ -29,7 +29,9 @@ start_dockerd() {
 if ! docker_ok; then
     # Not running, or hung: a dockerd killed without cleanup leaves its pid file behind.
     echo "setup: (re)starting dockerd"
-    pkill -x dockerd 2>/dev/null || true; pkill -x containerd 2>/dev/null || true; sleep 1
+    pkill -x dockerd 2>/dev/null || true
+    for _ in $(seq 10); do pgrep -x dockerd >/dev/null || break; sleep 1; done
+    pkill -9 -x dockerd 2>/dev/null || true; pkill -9 -x containerd 2>/dev/null || true; sleep 1
     rm -f /var/run/docker.pid /var/run/docker/containerd/containerd.pid
     start_dockerd || { echo "setup: dockerd did not start, see /var/log/codegym-dockerd.log" >&2; exit 1; }
 fi
