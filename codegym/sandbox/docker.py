@@ -44,24 +44,30 @@ _SKELETON_LINKS = {"bin": "usr/bin", "lib": "usr/lib", "lib64": "usr/lib64"}
 _WRAPPER = '"$@"; rc=$?; kill -9 -1 2>/dev/null; exit $rc'
 
 _client_state: dict[str, Any] = {}
+_client_lock = threading.Lock()
 _work_images: dict[tuple[Any, ...], str] = {}
 
 
 def _client() -> Any:
-    if "client" not in _client_state:
-        try:
-            import docker
-
-            client = docker.from_env(timeout=120)
-            client.ping()
-        except Exception as exc:  # noqa: BLE001 - any failure here means "no engine"
-            raise SandboxSetupError(
-                f"the docker sandbox needs a running Docker engine ({exc}); start it with "
-                "scripts/setup.sh (or 'dockerd &'), or use sandbox='local'"
-            ) from exc
-        _client_state["client"] = client
-        _sweep_stale(client)
+    with _client_lock:  # sandboxes start from worker threads: connect and sweep once
+        if "client" not in _client_state:
+            _connect()
     return _client_state["client"]
+
+
+def _connect() -> None:
+    try:
+        import docker
+
+        client = docker.from_env(timeout=120)
+        client.ping()
+    except Exception as exc:  # noqa: BLE001 - any failure here means "no engine"
+        raise SandboxSetupError(
+            f"the docker sandbox needs a running Docker engine ({exc}); start it with "
+            "scripts/setup.sh (or 'dockerd &'), or use sandbox='local'"
+        ) from exc
+    _client_state["client"] = client
+    _sweep_stale(client)
 
 
 def _ro_paths() -> list[str]:
@@ -419,4 +425,7 @@ def _sweep_stale(client: Any) -> None:
     for container in client.containers.list(all=True, filters={"label": LABEL}):
         owner = container.labels.get(LABEL, "")
         if owner.isdigit() and not Path(f"/proc/{owner}").exists():
-            container.remove(force=True)
+            try:
+                container.remove(force=True)
+            except Exception:  # noqa: BLE001 - another process is already removing it, or it is gone
+                pass
