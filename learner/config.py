@@ -98,7 +98,13 @@ class LearnerConfig:
         epsilon_high (float | None, default None, >= epsilon): upper clip range (DAPO's
             clip-higher); None equals ``epsilon`` (DAPO 0.28, GSPO 4e-4).
         dynamic_sampling (bool | None, default None): drop groups whose rewards are all
-            equal (DAPO); None takes the algorithm's setting.
+            equal (DAPO); None takes the algorithm's setting. Dropped groups are refilled:
+            more groups are sampled until ``tasks_per_step`` groups with reward variance are
+            in the batch or ``dynamic_sampling_max_rounds`` rounds were generated.
+        dynamic_sampling_max_rounds (int, default 3, >= 1): most generation rounds of
+            ``tasks_per_step`` groups per step under dynamic sampling (DAPO's
+            ``max_num_gen_batches``); 1 drops without refilling. When the rounds run out the
+            step trains on the groups it has (logged as ``groups_used``).
         overlong_buffer (int | None, default None, 0..max_new_tokens): DAPO soft overlong
             punishment length L_cache; 0 turns it off; None: ``max_new_tokens // 4`` for DAPO,
             else 0.
@@ -187,6 +193,7 @@ class LearnerConfig:
     epsilon: float | None = None
     epsilon_high: float | None = None
     dynamic_sampling: bool | None = None
+    dynamic_sampling_max_rounds: int = 3
     overlong_buffer: int | None = None
     beta: float = 0.0
     num_iterations: int = 1
@@ -247,6 +254,7 @@ class LearnerConfig:
             ("max_new_tokens", 1),
             ("max_prompt_tokens", 1),
             ("num_iterations", 1),
+            ("dynamic_sampling_max_rounds", 1),
             ("eval_tasks", 1),
             ("eval_samples", 1),
             ("sft_batch_size", 1),

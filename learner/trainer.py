@@ -37,6 +37,15 @@ def seed_everything(seed: int) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
 
 
+def _varied_groups(samples: list[Sample]) -> set[int]:
+    """Groups whose gradable samples do not all share one reward (DAPO's filter)."""
+    ok = [s for s in samples if not s.infra_error]
+    if not ok:
+        return set()
+    keep = alg.dynamic_sampling_keep(torch.tensor([s.reward for s in ok]), torch.tensor([s.group for s in ok]))
+    return {s.group for s, k in zip(ok, keep.tolist(), strict=True) if k}
+
+
 def _forkable(env: gym.Env) -> bool:
     """Whether ``env.unwrapped.fork()`` gives an equivalent env.
 
@@ -207,26 +216,57 @@ class Trainer:
         return result
 
     def collect(self) -> list[Sample]:
-        """Sample this step's groups (uniform: G each; VIGOR: a first round, then by variance)."""
+        """Sample this step's groups and return the samples to train on.
+
+        Uniform allocation samples ``num_generations`` attempts for each of ``tasks_per_step``
+        tasks; VIGOR a first round, then the rest of the budget by variance. With dynamic
+        sampling (DAPO, Yu et al. 2025, Algorithm 1) a group whose rewards are all equal has
+        zero advantage, so it is dropped and more groups are sampled, round after round, until
+        ``tasks_per_step`` groups with reward variance are in hand (extra ones are cut) or
+        ``dynamic_sampling_max_rounds`` rounds were generated. Every generated sample, kept or
+        not, is in ``self.last_generated`` (the step's reward and token metrics count them all).
+        """
+        cfg = self.cfg
+        self.model.eval()
+        if not cfg.dynamic_sampling:
+            self.last_generated = self._collect_round(0)
+            self.collect_stats = {"gen_rounds": 1}
+            return self.last_generated
+        kept: list[Sample] = []
+        generated: list[Sample] = []
+        groups: list[int] = []  # kept groups, in the order they were sampled
+        rounds = 0
+        while rounds < cfg.dynamic_sampling_max_rounds and len(groups) < cfg.tasks_per_step:
+            fresh = self._collect_round(rounds * cfg.tasks_per_step)  # group ids unique across rounds
+            rounds += 1
+            generated += fresh
+            varied = _varied_groups(fresh)
+            groups += [g for g in sorted(varied) if len(groups) < cfg.tasks_per_step]
+            kept += [s for s in fresh if s.group in groups]
+        self.last_generated = generated
+        self.collect_stats = {"gen_rounds": rounds, "groups_used": len(groups)}
+        return kept
+
+    def _collect_round(self, group_offset: int) -> list[Sample]:
+        """One round of ``tasks_per_step`` groups, numbered from ``group_offset``."""
         cfg = self.cfg
         tasks = [self.rng.choice(self.train_ids) for _ in range(cfg.tasks_per_step)]
-        self.model.eval()
         if cfg.allocation == "uniform":
-            jobs = [(t, g) for g, t in enumerate(tasks) for _ in range(cfg.num_generations)]
+            jobs = [(t, group_offset + g) for g, t in enumerate(tasks) for _ in range(cfg.num_generations)]
             return rollout(self.model, self.tokenizer, self.envs, jobs, self.settings, self.generator)
         first = rollout(
             self.model,
             self.tokenizer,
             self.envs,
-            [(t, g) for g, t in enumerate(tasks) for _ in range(cfg.vigor_initial)],
+            [(t, group_offset + g) for g, t in enumerate(tasks) for _ in range(cfg.vigor_initial)],
             self.settings,
             self.generator,
         )
         by_group: dict[int, list[float]] = defaultdict(list)
         for s in first:
-            by_group[s.group].append(s.reward)
+            by_group[s.group - group_offset].append(s.reward)
         extra = alg.vigor_allocation([by_group[g] for g in range(len(tasks))], cfg.num_generations)
-        jobs = [(tasks[g], g) for g, k in enumerate(extra) for _ in range(k)]
+        jobs = [(tasks[g], group_offset + g) for g, k in enumerate(extra) for _ in range(k)]
         return first + (
             rollout(self.model, self.tokenizer, self.envs, jobs, self.settings, self.generator) if jobs else []
         )
@@ -279,6 +319,7 @@ class Trainer:
         samples = self.collect()
         t1 = time.perf_counter()
         stats = self.update(samples)
+        samples = self.last_generated  # the metrics count every attempt, kept or dropped
         ok = [s for s in samples if not s.infra_error]
         self.step += 1
         record = {
@@ -290,6 +331,7 @@ class Trainer:
             "generated_tokens": sum(sum(s.loss_mask) for s in samples),
             "rollout_s": t1 - t0,
             "update_s": time.perf_counter() - t1,
+            **self.collect_stats,
             **stats,
         }
         record["tokens_per_s"] = record["generated_tokens"] / max(time.perf_counter() - t0, 1e-9)

@@ -257,3 +257,48 @@ def test_sampled_evaluation_reports_pass_at_1_over_n_samples_without_touching_tr
     out = tr.evaluate()
     assert out["n"] == 2 and out["sampled_n"] == 6 and 0.0 <= out["sampled_pass_rate"] <= 1.0
     assert torch.equal(tr.generator.get_state(), state)
+
+
+class HalfConstantEnv(SpellEnv):
+    """Only 'cat' and 'dog' reward anything that varies (length / 10); every other task pays 0.5."""
+
+    VARIED = ("cat", "dog")
+
+    def _grade(self, action):
+        from codegym.core import Outcome
+
+        if self.episode.task["word"] in self.VARIED:
+            return Outcome(len(action) / 10, {"length": len(action) / 10})
+        return Outcome(0.5, {"constant": 0.5})
+
+
+def test_dapo_dynamic_sampling_refills_dropped_groups_until_the_batch_is_full(tmp_path):
+    # 8 of the 10 train tasks always give equal rewards, so one round of 2 groups rarely has two
+    # groups with variance: the same seed keeps fewer than 2 groups without refill, 2 with it.
+    once = Trainer(small(tmp_path / "a", algorithm="dapo", dynamic_sampling_max_rounds=1), env=HalfConstantEnv())
+    rec = once.train_step()
+    assert rec["gen_rounds"] == 1 and rec["groups_used"] < 2
+    tr = Trainer(small(tmp_path / "b", algorithm="dapo", dynamic_sampling_max_rounds=30), env=HalfConstantEnv())
+    kept = tr.collect()
+    assert tr.collect_stats["gen_rounds"] > 1 and tr.collect_stats["groups_used"] == 2
+    assert len(tr.last_generated) == 2 * 4 * tr.collect_stats["gen_rounds"]  # dropped rounds still counted
+    groups = sorted({s.group for s in kept})
+    assert len(groups) == 2 and len(kept) == 2 * 4
+    for g in groups:  # every kept group has reward variance, so only the varying tasks survive
+        members = [s for s in kept if s.group == g]
+        assert members[0].task_id in HalfConstantEnv.VARIED
+        assert len({s.reward for s in members}) > 1
+    assert tr.update(kept)["samples_used"] == 8
+
+
+def test_dynamic_sampling_trains_on_what_it_has_when_the_rounds_run_out(tmp_path):
+    class Constant(SpellEnv):
+        def _grade(self, action):
+            from codegym.core import Outcome
+
+            return Outcome(0.5, {"constant": 0.5})
+
+    tr = Trainer(small(tmp_path, algorithm="dapo", dynamic_sampling_max_rounds=3), env=Constant())
+    rec = tr.train_step()
+    assert (rec["gen_rounds"], rec["groups_used"], rec["samples_used"]) == (3, 0, 0)
+    assert rec["generated_tokens"] > 0 and rec["reward"] == 0.5
