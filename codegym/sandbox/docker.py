@@ -333,7 +333,6 @@ class DockerSandbox(Sandbox):
         return DockerSandbox(self.limits, _from=self.snapshot())
 
 
-
 class _FrameReader:
     """Reads docker's multiplexed exec stream in a thread, keeping ``cap`` bytes per stream."""
 

@@ -14,9 +14,7 @@ killed whole. So nothing a command starts outlives ``run``.
 
 from __future__ import annotations
 
-import json
 import os
-import select
 import selectors
 import shutil
 import signal
@@ -40,7 +38,7 @@ SANDBOX_UID = int(os.environ.get("CODEGYM_SANDBOX_UID", "60999"))
 _INNER_UID = 1000  # the uid commands see inside their user namespace
 
 _state: dict[str, Any] = {}
-_NOT_STARTED = -9  # returncode of a run killed before its command started (SIGKILL)
+_JOIN_FAILED = "codegym: could not join the run's cgroup"
 
 
 @dataclass
@@ -192,15 +190,10 @@ class LocalSandbox(Sandbox):
         """Run ``cmd`` in the sandbox; see :meth:`Sandbox.run`."""
         timeout = self.limits.timeout_s if timeout is None else timeout
         deadline = time.monotonic() + timeout
-        started = self._start(cmd, env, cwd, stdin is not None, deadline)
+        started = self._start(cmd, env, cwd, stdin is not None)
         proc, cgroup = started.proc, started.cgroup
         try:
-            if started.proc.returncode == _NOT_STARTED:
-                out, err, truncated, timed_out = b"", b"", False, True
-            else:
-                out, err, truncated, timed_out = _communicate(
-                    proc, stdin, deadline, self.limits.max_output_bytes, cgroup
-                )
+            out, err, truncated, timed_out = _communicate(proc, stdin, deadline, self.limits.max_output_bytes, cgroup)
             duration = time.monotonic() - started.at
             oom = bool(cgroup and cgroup.oom_kills() > started.oom_before)
         finally:
@@ -210,6 +203,8 @@ class LocalSandbox(Sandbox):
         exit_code = 128 - code if code < 0 else code
         if exit_code == 1 and err.startswith(b"bwrap:") and not timed_out:
             raise InfraError(f"bubblewrap failed: {decode(err).strip()}")
+        if exit_code == 125 and _JOIN_FAILED.encode() in err:
+            raise InfraError(f"the run could not join its cgroup: {decode(err).strip()}")
         return ExecResult(exit_code, decode(out), decode(err), timed_out, oom, truncated, duration)
 
     def spawn(self, cmd: Command, env: Mapping[str, str] | None = None, cwd: str | None = None) -> SandboxProcess:
@@ -220,15 +215,11 @@ class LocalSandbox(Sandbox):
         caller enforces time limits and must ``close()`` the handle, which kills the
         process tree.
         """
-        started = self._start(cmd, env, cwd, True, time.monotonic() + 600)
-        if started.proc.returncode == _NOT_STARTED:
-            raise InfraError("bubblewrap did not start within 600 s")
+        started = self._start(cmd, env, cwd, True)
         return SandboxProcess(started.proc, started.cgroup)
 
-    def _start(
-        self, cmd: Command, env: Mapping[str, str] | None, cwd: str | None, stdin_pipe: bool, deadline: float
-    ) -> _Started:
-        """Start bwrap for ``cmd``; as root, the run is in its own cgroup before the command starts."""
+    def _start(self, cmd: Command, env: Mapping[str, str] | None, cwd: str | None, stdin_pipe: bool) -> _Started:
+        """Start bwrap for ``cmd``; as root, inside the run's own cgroup and as the sandbox uid."""
         self._check_open()
         setup = _host_setup()
         workdir = os.path.join(WORKDIR, cwd) if cwd else WORKDIR
@@ -238,14 +229,8 @@ class LocalSandbox(Sandbox):
         )
         fds = [os.open(p, os.O_PATH) for p in setup["ro_paths"]]
         fds.append(os.open(self._fs.path, os.O_PATH))
-        # With a cgroup, bwrap reports its child's pid on --info-fd and waits on --block-fd
-        # until we have put it in the cgroup, so every process of the run is inside.
-        info_r, info_w = os.pipe() if cgroup else (-1, -1)
-        block_r, block_w = os.pipe() if cgroup else (-1, -1)
         try:
-            args = [*self._prlimit(cgroup is None), setup["bwrap"]]
-            if cgroup:
-                args += ["--info-fd", str(info_w), "--block-fd", str(block_r)]
+            args = [*self._launcher(cgroup), *self._prlimit(cgroup is None), setup["bwrap"]]
             args += ["--unshare-all", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
             args += ["--uid", str(_INNER_UID), "--gid", str(_INNER_UID)]
             for path, fd in zip(setup["ro_paths"], fds, strict=False):
@@ -260,9 +245,9 @@ class LocalSandbox(Sandbox):
             path = f"{sys.prefix}/bin:/usr/local/bin:/usr/bin:/bin"
             oom_before = cgroup.oom_kills() if cgroup else 0
             at = time.monotonic()
-            # No preexec_fn: it would make Python fork() a possibly huge process (a learner
-            # with a model loaded) instead of vfork(). The uid drop is done by subprocess,
-            # the rlimits by prlimit, and the cgroup is joined while bwrap waits on --block-fd.
+            # No preexec_fn and no user=: either would make Python fork() a possibly huge
+            # process (a learner with a model loaded) instead of vfork(). The launcher joins
+            # the cgroup and drops the uid, prlimit sets the rlimits, each then exec's the next.
             try:
                 proc = subprocess.Popen(
                     args,
@@ -270,31 +255,32 @@ class LocalSandbox(Sandbox):
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
                     env=sandbox_env(env, path),
-                    pass_fds=[fd for fd in (*fds, info_w, block_r) if fd >= 0],
+                    pass_fds=fds,
                     start_new_session=True,
-                    user=self._uid,
-                    group=self._uid,
-                    extra_groups=[] if self._uid is not None else None,
                 )
             except OSError as exc:
                 if cgroup:
                     cgroup.remove()
                 raise InfraError(f"could not start bubblewrap: {exc}") from exc
-            for fd in (*fds, info_w, block_r):
-                if fd >= 0:
-                    os.close(fd)
-            fds, info_w, block_r = [], -1, -1
-            if cgroup and not _join_cgroup(cgroup, proc.pid, info_r, deadline):
-                _kill(proc, cgroup)
-                proc.wait()
-                proc.returncode = _NOT_STARTED
-            elif cgroup:
-                os.write(block_w, b"go")
             return _Started(proc, cgroup, oom_before, at)
         finally:
-            for fd in (*fds, info_r, info_w, block_r, block_w):
-                if fd >= 0:
-                    os.close(fd)
+            for fd in fds:
+                os.close(fd)
+
+    def _launcher(self, cgroup: RunCgroup | None) -> list[str]:
+        """As root: a shell that puts itself in the run's cgroup, then setpriv to the sandbox uid.
+
+        Everything the shell exec's (setpriv, prlimit, bwrap, the command) and forks after
+        joining is inside the cgroup from its first instruction.
+        """
+        if self._uid is None:
+            return []
+        drop = ["setpriv", f"--reuid={self._uid}", f"--regid={self._uid}", "--clear-groups", "--"]
+        if cgroup is None:
+            return drop
+        join = " && ".join(f"echo $$ > {f}" for f in cgroup.procs_files)
+        script = f'{join} || {{ echo "{_JOIN_FAILED}" >&2; exit 125; }}; exec "$@"'
+        return ["/bin/sh", "-c", script, "launcher", *drop]
 
     # ------------------------------------------------------------------ files
     def write_file(self, path: str, data: str | bytes, mode: int = 0o644) -> None:
@@ -377,7 +363,6 @@ class LocalSandbox(Sandbox):
         return LocalSandbox(self.limits, _layers=self.snapshot())
 
 
-
 _base_layers: dict[tuple[Any, ...], Layer] = {}
 
 
@@ -398,41 +383,6 @@ def _tree_signature(root: Path) -> int:
             st = os.lstat(os.path.join(dirpath, name))
             entries.append((dirpath, name, st.st_size, st.st_mtime_ns, st.st_mode))
     return hash(tuple(sorted(entries)))
-
-
-def _join_cgroup(cgroup: RunCgroup, bwrap_pid: int, info_fd: int, deadline: float) -> bool:
-    """Put bwrap and the sandbox's first processes in the cgroup before the command starts.
-
-    bwrap reports its child's pid on --info-fd and then waits on --block-fd before exec'ing
-    the command; processes forked after this inherit the cgroup. False when bwrap said
-    nothing before the deadline (a loaded host): the run must not go on outside its cgroup.
-    """
-    cgroup.add(bwrap_pid)
-    data = b""
-    while not data.rstrip().endswith(b"}"):
-        ready, _, _ = select.select([info_fd], [], [], max(0.0, deadline - time.monotonic()))
-        if not ready:
-            return False
-        chunk = os.read(info_fd, 4096)
-        if not chunk:  # bwrap exited before starting the sandbox; its stderr says why
-            return True
-        data += chunk
-    try:
-        child = int(json.loads(data).get("child-pid", 0))
-    except ValueError:
-        child = 0
-    if child:
-        cgroup.add(child)
-        for grandchild in _children(child):
-            cgroup.add(grandchild)
-    return True
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
 
 
 def _communicate(
