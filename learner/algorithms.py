@@ -98,21 +98,47 @@ def bot_grpo_advantages(token_rewards: Tensor, mask: Tensor, group: Tensor, scal
     return adv * mask
 
 
-def pure_min_form(token_rewards: Tensor, reward_positions: Tensor, mask: Tensor) -> Tensor:
-    """PURE min-form credit (Cheng et al. 2025, "Stop Summation: Min-Form Credit Assignment").
+def pure_min_form(token_rewards: Tensor, reward_positions: Tensor, mask: Tensor, temperature: float = 0.0) -> Tensor:
+    r"""PURE min-form credit (Cheng et al. 2025, "Stop Summation: Min-Form Credit Assignment
+    Is All Process Reward Model Needs for Reasoning", arXiv 2504.15275).
 
-    The value of token ``t`` is the worst process reward still ahead of it, not the sum:
-    ``G_{i,t} = min_{t' >= t, t' rewarded} r_{i,t'}`` (0 after the last rewarded token), which
-    stops the policy from farming many small positive steps. ``reward_positions (B, T)`` marks
-    tokens that carry a process reward. Shapes ``(B, T)`` -> ``(B, T)``.
+    The value of token ``t`` is the worst process reward still ahead of it, not the sum,
+    which stops the policy from farming many small positive steps. With ``F_t`` the rewarded
+    tokens at or after ``t`` (``reward_positions`` marks them):
+
+    * ``temperature = 0`` (hard min): ``G_{i,t} = min_{t' in F_t} r_{i,t'}``;
+    * ``temperature = T > 0`` (soft min, PURE's temperature-weighted form):
+      ``G_{i,t} = sum_{t' in F_t} softmax_{F_t}(-r / T)_{t'} * r_{i,t'}``
+      ``= sum_{t' in F_t} exp(-r_{i,t'}/T) r_{i,t'} / sum_{t' in F_t} exp(-r_{i,t'}/T)``.
+      ``T -> 0`` gives the hard min, ``T -> inf`` the mean of the rewards ahead.
+
+    ``G_{i,t} = 0`` when no rewarded token lies ahead. (PURE's released code normalises the
+    softmax weights over the whole sequence and then sums the suffix; normalising over the
+    suffix ``F_t``, as here, keeps ``T -> 0`` equal to the min over the future that defines
+    min-form credit at every token.) Computed in log space (reverse ``logcumsumexp``, the
+    positive and negative parts of ``r`` apart), so a small ``T`` neither overflows nor
+    underflows. Shapes ``(B, T)`` -> ``(B, T)``.
     """
-    big = torch.finfo(torch.float).max
-    r = torch.where(
-        reward_positions.bool(), token_rewards.float(), torch.full_like(token_rewards, big, dtype=torch.float)
-    )
-    # Suffix minimum: flip, cumulative min, flip back.
-    suffix = torch.flip(torch.cummin(torch.flip(r, [1]), dim=1).values, [1])
-    return torch.where(suffix >= big, torch.zeros_like(suffix), suffix) * mask
+    rewarded = reward_positions.bool()
+    r = token_rewards.float()
+    if temperature <= 0:
+        big = torch.finfo(torch.float).max
+        masked = torch.where(rewarded, r, torch.full_like(r, big))
+        # Suffix minimum: flip, cumulative min, flip back.
+        suffix = torch.flip(torch.cummin(torch.flip(masked, [1]), dim=1).values, [1])
+        return torch.where(suffix >= big, torch.zeros_like(suffix), suffix) * mask
+
+    def suffix_logsumexp(x: Tensor) -> Tensor:
+        return torch.flip(torch.logcumsumexp(torch.flip(x, [1]), dim=1), [1])
+
+    neg_inf = torch.full_like(r, -float("inf"))
+    logits = torch.where(rewarded, -r / temperature, neg_inf)  # log of the unnormalised weights
+    log_z = suffix_logsumexp(logits)
+    log_pos = suffix_logsumexp(logits + torch.log(r.clamp(min=0)))  # log sum w r over r > 0
+    log_neg = suffix_logsumexp(logits + torch.log((-r).clamp(min=0)))  # log sum w |r| over r < 0
+    value = torch.exp(log_pos - log_z) - torch.exp(log_neg - log_z)
+    ahead = torch.isfinite(log_z)
+    return torch.where(ahead, value, torch.zeros_like(value)).nan_to_num(0.0) * mask
 
 
 # ============================================================ sample selection

@@ -127,8 +127,9 @@ class LearnerConfig:
             best and worst samples of each group; 0 keeps all.
         entropy_ceiling (float, default 0.0, >= 0): ERPO entropy ceiling: mask tokens whose
             policy entropy (nats) exceeds it; 0 turns it off.
-        pure_temperature (float, default 0.0, >= 0): reserved for PURE's soft-min; 0 is the
-            exact min form.
+        pure_temperature (float, default 0.0, >= 0): temperature T of PURE's soft-min credit
+            (``algorithm="pure"``): each token's process return is the ``softmax(-r / T)``
+            weighted mean of the process rewards ahead of it; 0 is the exact (hard) min form.
         outcome_weight (float, default 1.0, >= 0): token-level algorithms (``bot_grpo``) use
             ``r_{i,t} = outcome_weight * r_i + p_{i,t}`` (sequence reward on every token plus the
             env's process reward ``p``); 0 uses the process signal alone (a sample without any

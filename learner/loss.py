@@ -124,7 +124,7 @@ def advantages(batch: Batch, cfg: LearnerConfig) -> torch.Tensor:
     adv = alg.broadcast(alg.group_advantages(r, batch.group, scale=bool(cfg.scale_rewards)), batch.mask)
     if cfg.algorithm == "pure":
         # PURE: outcome advantage plus the min-form process return.
-        adv = adv + alg.pure_min_form(batch.token_rewards, batch.reward_positions, batch.mask)
+        adv = adv + alg.pure_min_form(batch.token_rewards, batch.reward_positions, batch.mask, cfg.pure_temperature)
     return adv
 
 

@@ -48,6 +48,26 @@ def test_pure_min_form_credits_each_token_with_the_worst_reward_ahead():
     assert close(out, [[-1, -1, -1, 0.2], [0, 0, 0, 0]])
 
 
+def test_pure_soft_min_weights_the_rewards_ahead_by_softmax_of_minus_reward_over_temperature():
+    tr = torch.tensor([[0.5, 0.0, -1.0, 0.2], [0.3, 0.3, 0.3, 0.3]])
+    pos = torch.tensor([[1.0, 0, 1, 1], [0, 0, 0, 0]])
+    e = math.exp
+    # T = 1, by hand: token 3 sees {0.2}; tokens 1 and 2 see {-1, 0.2}; token 0 sees {0.5, -1, 0.2}.
+    t2 = (e(1) * -1 + e(-0.2) * 0.2) / (e(1) + e(-0.2))
+    t0 = (e(-0.5) * 0.5 + e(1) * -1 + e(-0.2) * 0.2) / (e(-0.5) + e(1) + e(-0.2))
+    out = alg.pure_min_form(tr, pos, torch.ones(2, 4), temperature=1.0)
+    assert close(out, [[t0, t2, t2, 0.2], [0, 0, 0, 0]])
+    # T = 0.5 doubles the exponents.
+    t2 = (e(2) * -1 + e(-0.4) * 0.2) / (e(2) + e(-0.4))
+    assert out.shape == (2, 4) and alg.pure_min_form(tr, pos, torch.ones(2, 4), 0.5)[0, 2].item() == approx(t2)
+    # T -> 0 is the hard min (no overflow), T -> inf the mean of the rewards ahead.
+    assert close(alg.pure_min_form(tr, pos, torch.ones(2, 4), 1e-4), [[-1, -1, -1, 0.2], [0, 0, 0, 0]])
+    mean = alg.pure_min_form(tr, pos, torch.ones(2, 4), 1e6)
+    assert close(mean, [[(0.5 - 1 + 0.2) / 3, -0.4, -0.4, 0.2], [0, 0, 0, 0]])
+    # The loss mask still applies.
+    assert alg.pure_min_form(tr, pos, torch.tensor([[1.0, 1, 0, 0], [1, 1, 1, 1]]), 1.0)[0, 2:].tolist() == [0, 0]
+
+
 def test_leap_tournament_turns_rewards_into_within_group_win_rates():
     out = alg.leap_rank_transform(torch.tensor([3.0, 1, 1, 0, 7]), torch.tensor([0, 0, 0, 0, 1]))
     assert out.tolist() == approx([1.0, 0.5, 0.5, 0.0, 0.5])

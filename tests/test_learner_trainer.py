@@ -86,6 +86,7 @@ def test_multi_turn_observation_tokens_are_in_the_context_but_out_of_the_loss(tm
 
 
 ALGOS = [dict(algorithm=a) for a in ("grpo", "dr_grpo", "dapo", "gspo", "gspo_token", "bot_grpo", "pure")] + [
+    dict(algorithm="pure", pure_temperature=0.5),
     dict(beta=0.1),
     dict(num_iterations=2, seq_mask="carm"),
     dict(tis_cap=2.0),
