@@ -65,14 +65,58 @@ def build_tiny_model(
     return model
 
 
-def load_model(path: str | Path) -> tuple[torch.nn.Module, PreTrainedTokenizerFast]:
-    """Load a Hugging Face causal LM and its tokenizer from a local folder (no download)."""
+def load_tokenizer(path: str | Path) -> PreTrainedTokenizerFast:
+    """Load a tokenizer from a local folder (pad token set, left padding)."""
     tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     tokenizer.padding_side = "left"
+    return tokenizer
+
+
+def load_model(path: str | Path) -> tuple[torch.nn.Module, PreTrainedTokenizerFast]:
+    """Load a Hugging Face causal LM and its tokenizer from a local folder (no download)."""
     model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, dtype=torch.float32)
-    return model, tokenizer
+    return model, load_tokenizer(path)
+
+
+def save_lora_checkpoint(model: torch.nn.Module, folder: Path, base_on_disk: bool) -> None:
+    """Save a ``peft`` LoRA model so :func:`load_lora_checkpoint` rebuilds it exactly.
+
+    The adapter goes where ``peft`` puts it (``adapter_config.json``,
+    ``adapter_model.safetensors``). LoRA freezes the base, so a base loaded from disk
+    (``base_on_disk``: ``cfg.model`` is a path) is read from there again; a base that exists
+    only in memory (the tiny model) is saved too: its config under ``base/`` and every weight
+    (base and adapter) in ``lora_full_state.pt``.
+    """
+    model.save_pretrained(folder)
+    if not base_on_disk:
+        model.get_base_model().config.save_pretrained(folder / "base")
+        torch.save(model.state_dict(), folder / "lora_full_state.pt")
+
+
+def load_lora_checkpoint(folder: Path, rank: int, base_path: str | None) -> torch.nn.Module:
+    """The LoRA model written by :func:`save_lora_checkpoint`, trainable, parameters in the
+    same order as :func:`add_lora` makes them (so a saved optimizer state maps onto them).
+
+    ``base_path`` is the base model's folder when it was on disk; None rebuilds it from
+    ``folder/base`` and ``lora_full_state.pt``.
+    """
+    from peft import set_peft_model_state_dict
+    from safetensors.torch import load_file
+    from transformers import AutoConfig
+
+    if base_path is None:
+        base = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(folder / "base"), dtype=torch.float32)
+        model = add_lora(base, rank)
+        model.load_state_dict(torch.load(folder / "lora_full_state.pt", weights_only=True), strict=True)
+        return model
+    base, _ = load_model(base_path)
+    model = add_lora(base, rank)
+    result = set_peft_model_state_dict(model, load_file(folder / "adapter_model.safetensors"))
+    if getattr(result, "unexpected_keys", None):
+        raise ValueError(f"{folder}: adapter weights do not fit the model: {result.unexpected_keys[:5]}")
+    return model
 
 
 def add_lora(model: torch.nn.Module, rank: int) -> torch.nn.Module:

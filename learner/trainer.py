@@ -11,6 +11,7 @@ import copy
 import dataclasses
 import json
 import random
+import shutil
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -22,7 +23,16 @@ import torch
 from codegym.learner import algorithms as alg
 from codegym.learner.config import LearnerConfig
 from codegym.learner.loss import advantages, make_batch, policy_loss, token_logprobs
-from codegym.learner.models import add_lora, build_tiny_model, build_tokenizer, count_parameters, load_model
+from codegym.learner.models import (
+    add_lora,
+    build_tiny_model,
+    build_tokenizer,
+    count_parameters,
+    load_lora_checkpoint,
+    load_model,
+    load_tokenizer,
+    save_lora_checkpoint,
+)
 from codegym.learner.offline import load_offline
 from codegym.learner.plots import plot_run
 from codegym.learner.rollout import RolloutSettings, Sample, rollout, task_refs
@@ -104,7 +114,11 @@ class Trainer:
         self.checkpoint_dir = self.out / "checkpoint"
         self.step, self.sft_done = 0, False
         resuming = cfg.resume and (self.checkpoint_dir / "state.pt").exists()
-        if resuming:
+        if resuming and (self.checkpoint_dir / "adapter_config.json").exists():
+            base_path = None if (self.checkpoint_dir / "base").exists() else cfg.model
+            model = load_lora_checkpoint(self.checkpoint_dir, cfg.lora_rank, base_path)
+            tokenizer = load_tokenizer(self.checkpoint_dir)
+        elif resuming:
             model, tokenizer = load_model(self.checkpoint_dir)
         elif model is None:
             model, tokenizer = self._build_model()
@@ -415,7 +429,15 @@ class Trainer:
         """Write model, tokenizer, optimizer and RNG state to ``out_dir/checkpoint``."""
         d = self.checkpoint_dir
         d.mkdir(parents=True, exist_ok=True)
-        self.model.save_pretrained(d)
+        if hasattr(self.model, "peft_config"):
+            # peft writes only the adapter; the tiny base lives nowhere else, so it is kept too.
+            save_lora_checkpoint(self.model, d, base_on_disk=self.cfg.model != "tiny")
+        else:
+            self.model.save_pretrained(d)
+            for stale in ("adapter_config.json", "adapter_model.safetensors", "lora_full_state.pt"):
+                (d / stale).unlink(missing_ok=True)  # a LoRA checkpoint written here earlier
+            if (d / "base").exists():
+                shutil.rmtree(d / "base")
         self.tokenizer.save_pretrained(d)
         torch.save(
             {

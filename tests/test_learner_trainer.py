@@ -128,6 +128,33 @@ def test_training_resumes_from_the_checkpoint_at_the_step_it_stopped(tmp_path):
     assert [r["step"] for r in recs if r["kind"] == "train"] == [1, 2, 3]
 
 
+@pytest.mark.parametrize("lora_rank,base", [(0, "tiny"), (4, "tiny"), (4, "disk")])
+def test_a_resumed_run_continues_exactly_like_an_uninterrupted_one(tmp_path, lora_rank, base):
+    kw = dict(sft_steps=2, lora_rank=lora_rank, eval_tasks=1)
+    if base == "disk":  # a LoRA run on a model read from a folder: the checkpoint holds the adapter only
+        from codegym.learner.models import build_tiny_model, build_tokenizer
+
+        tok = build_tokenizer(["spell cat\ncat", "spell dog\ndog"], 300)
+        build_tiny_model(tok, 1, 32, 2).save_pretrained(tmp_path / "base")
+        tok.save_pretrained(tmp_path / "base")
+        kw["model"] = str(tmp_path / "base")
+    whole = Trainer(small(tmp_path / "whole", steps=2, **kw), env=SpellEnv())
+    straight = whole.train()["history"]
+    Trainer(small(tmp_path / "cut", steps=1, **kw), env=SpellEnv()).train()
+    resumed = Trainer(small(tmp_path / "cut", steps=2, resume=True, **kw), env=SpellEnv())
+    assert resumed.step == 1 and type(resumed.model) is type(whole.model)
+    again = resumed.train()["history"]
+    assert len(again) == 1 and again[0]["step"] == 2
+    for key in ("reward", "loss", "grad_norm", "generated_tokens", "entropy"):
+        assert again[0][key] == straight[1][key], key
+    a, b = whole.model.state_dict(), resumed.model.state_dict()
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    if lora_rank:  # the checkpoint carries the adapter in peft's format, the base only if in memory
+        ckpt = tmp_path / "cut" / "run" / "checkpoint"
+        assert (ckpt / "adapter_model.safetensors").exists()
+        assert (ckpt / "lora_full_state.pt").exists() == (base == "tiny")
+
+
 def test_same_seed_gives_the_same_run(tmp_path):
     a = Trainer(small(tmp_path / "a", steps=2), env=SpellEnv()).train()["history"]
     b = Trainer(small(tmp_path / "b", steps=2), env=SpellEnv()).train()["history"]
