@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from codegym.sandbox.local import SANDBOX_UID
@@ -33,25 +34,37 @@ def sandbox_processes(marker: str | None = None) -> list[int]:
     return pids
 
 
+def _spares() -> list[tuple[str, Path]]:
+    """The docker backend's idle spare containers and their workspaces: kept on purpose."""
+    docker_backend = sys.modules.get("codegym.sandbox.docker")
+    return docker_backend.spares() if docker_backend else []
+
+
 def work_dirs() -> set[str]:
-    """Work dirs of this process that are not shared layers."""
+    """Work dirs of this process that are not shared layers or spares."""
     mine = ROOT / str(os.getpid())
-    return {p.name for p in mine.iterdir() if p.name.startswith("W")} if mine.is_dir() else set()
+    spare = {folder.name for _, folder in _spares()}
+    return (
+        {p.name for p in mine.iterdir() if p.name.startswith("W") and p.name not in spare} if mine.is_dir() else set()
+    )
 
 
 def containers() -> set[str]:
-    """Live containers this process started (empty when no engine)."""
+    """Live containers this process started, spares aside (empty when no engine)."""
     try:
         import docker
 
         client = docker.from_env(timeout=5)
         owned = {"label": f"codegym.owner={os.getpid()}"}
-        return {c.id for c in client.containers.list(all=True, filters=owned)}
+        live = {c.id for c in client.containers.list(all=True, filters=owned)}
     except Exception:  # noqa: BLE001
         return set()
+    return live - {container for container, _ in _spares()}
 
 
 def mounts() -> int:
-    """Mounts under this process's part of codegym's work root."""
+    """Mounts under this process's part of codegym's work root, spares aside."""
     mine = f"{ROOT}/{os.getpid()}/"
-    return sum(1 for line in Path("/proc/self/mounts").read_text().splitlines() if mine in line)
+    spare = [f"{folder}/" for _, folder in _spares()]
+    lines = Path("/proc/self/mounts").read_text().splitlines()
+    return sum(1 for line in lines if mine in line and not any(s in line for s in spare))

@@ -1,23 +1,28 @@
 """The ``docker`` backend: one long-lived container per sandbox, ``exec`` per command.
 
-There is no image registry on our machines, so the base image is made here from local
-files: ``docker import`` of a tiny root skeleton, tagged by its content hash; the host's
-``/usr``, ``/etc`` and Python are bound read-only at run time, as in the local backend. A
-work dir started from a host folder becomes a cached image layer (keyed by the folder's
-stat data), so a reset starts a container on it instead of copying the folder again.
+There is no image registry on our machines, so the image is made here from local files:
+``docker import`` of a tiny root skeleton, tagged by its content hash; the host's ``/usr``,
+``/etc`` and Python are bound read-only at run time, as in the local backend.
+
+The work dir is the same host workspace as the local backend's (copy-on-write layers, an
+upper dir on a size-limited tmpfs), bind-mounted at ``/sandbox``. Its mount point is a
+shared mount bound with ``rslave`` propagation, so the container sees each overlay mounted
+there later: a snapshot freezes the upper dir on the host and a restore mounts a new
+overlay, both in milliseconds and in the same container. Files are read and written on the
+host. A fork needs a container of its own; once sandboxes of some limits are made more
+than once, a few idle *spare* containers of those limits are started in the background,
+and a fork or a new sandbox takes one instead of waiting for ``docker run``.
 
 Limits are the container's cgroup (``mem_limit``, ``pids_limit``), ulimits (CPU seconds,
 file size), ``network_mode="none"``, all capabilities dropped and ``no-new-privileges``.
-Commands run as uid 1000 while the container's pid 1 is root, so ``kill -9 -1`` from the
-command's own shell removes every process it left behind without stopping the container.
-
-Snapshots are ``docker commit`` images (the container's copy-on-write upper layer only);
-``fork`` and ``restore`` start a container on one. Containers and images are removed on
-``close()``, on garbage collection and at interpreter exit.
+Commands run as the sandbox uid while the container's pid 1 is root, so ``kill -9 -1`` from
+the command's own shell removes every process it left behind without stopping the container.
+Containers are removed on ``close()``, on garbage collection and at interpreter exit.
 """
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import io
 import os
@@ -26,26 +31,29 @@ import sys
 import tarfile
 import threading
 import time
-import uuid
 import weakref
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from codegym.errors import InfraError, SandboxError, SandboxSetupError
+from codegym.errors import InfraError, SandboxSetupError
 
 from .base import WORKDIR, Command, ExecResult, Limits, Sandbox, decode, sandbox_env
+from .hostfs import HostWorkdir
+from .local import SANDBOX_UID
+from .workspace import CopyWorkspace, Layer, OverlayWorkspace, base_layer, can_mount, sweep_stale
 
-USER = "1000:1000"
 LABEL = "codegym.owner"
 # /sbin stays a real folder: docker bind-mounts its init (tini) at /sbin/docker-init.
 _SKELETON_LINKS = {"bin": "usr/bin", "lib": "usr/lib", "lib64": "usr/lib64"}
 # Kills every process of the command's uid except this shell once the command is done.
 _WRAPPER = '"$@"; rc=$?; kill -9 -1 2>/dev/null; exit $rc'
+# Before the first command after a restore: /tmp is the container's, not the workspace's.
+_CLEAN_TMP = "find /tmp -mindepth 1 -delete 2>/dev/null; "
 
 _client_state: dict[str, Any] = {}
 _client_lock = threading.Lock()
-_work_images: dict[tuple[Any, ...], str] = {}
 
 
 def _client() -> Any:
@@ -68,6 +76,8 @@ def _connect() -> None:
         ) from exc
     _client_state["client"] = client
     _sweep_stale(client)
+    if os.geteuid() == 0:
+        sweep_stale()  # the workspaces of those containers
 
 
 def _ro_paths() -> list[str]:
@@ -112,16 +122,133 @@ def base_image() -> str:
     return ref
 
 
-class DockerSnapshot:
-    """A committed image of a sandbox's container; removed when no longer referenced."""
-
-    def __init__(self, image: str, parent: DockerSnapshot | None = None) -> None:
-        self.image = image
-        self._parent = parent  # keeps the images this one was started from alive
-        self._finalizer = weakref.finalize(self, _remove_image, image)
+def _user() -> str:
+    """The uid:gid commands run as: the local backend's sandbox uid as root, else the caller's."""
+    uid = SANDBOX_UID if os.geteuid() == 0 else os.getuid()
+    return f"{uid}:{uid}"
 
 
-class DockerSandbox(Sandbox):
+def _new_workspace(limits: Limits) -> OverlayWorkspace | CopyWorkspace:
+    """A workspace with nothing mounted yet (see :meth:`DockerSandbox._bind`)."""
+    disk = limits.disk_mb * 2**20
+    if can_mount():
+        return OverlayWorkspace((), disk, SANDBOX_UID, shared=True, mount=False)
+    return CopyWorkspace((), disk, None)
+
+
+def _start_container(limits: Limits, fs: OverlayWorkspace | CopyWorkspace) -> Any:
+    """``docker run`` an idle container binding ``fs`` at the work dir."""
+    from docker.types import Mount, Ulimit
+
+    fsize = limits.max_file_mb * 2**20
+    propagation = "rslave" if isinstance(fs, OverlayWorkspace) else None
+    work = Mount(WORKDIR, str(fs.path), type="bind", propagation=propagation)
+    try:
+        return _client().containers.run(
+            base_image(),
+            ["/usr/bin/sleep", "infinity"],
+            detach=True,
+            init=True,
+            network_mode="none",
+            hostname="sandbox",
+            working_dir=WORKDIR,
+            mem_limit=limits.memory_mb * 2**20,
+            memswap_limit=limits.memory_mb * 2**20,
+            pids_limit=limits.max_processes,
+            ulimits=[
+                Ulimit(name="cpu", soft=limits.cpu_s, hard=limits.cpu_s + 1),
+                Ulimit(name="fsize", soft=fsize, hard=fsize),
+                Ulimit(name="core", soft=0, hard=0),
+            ],
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+            tmpfs={"/tmp": f"size={limits.disk_mb}m,mode=1777", **{p: "size=4k,ro" for p in masked_paths()}},
+            volumes={p: {"bind": p, "mode": "ro"} for p in _ro_paths()},
+            mounts=[work],
+            labels={LABEL: str(os.getpid())},
+        )
+    except Exception as exc:  # noqa: BLE001 - the engine failed, not the attempt
+        raise InfraError(f"docker could not start a container: {exc}") from exc
+
+
+class _Spares:
+    """Idle containers started ahead of need, per limits; see the module docstring.
+
+    ``CODEGYM_DOCKER_SPARES`` (default 2) is how many are kept per limits; 0 turns it off.
+    Spares are made only for limits used more than once, in one background thread.
+    """
+
+    def __init__(self) -> None:
+        self.target = int(os.environ.get("CODEGYM_DOCKER_SPARES", "2"))
+        self._ready: dict[Limits, list[tuple[Any, OverlayWorkspace | CopyWorkspace]]] = {}
+        self._pending: dict[Limits, int] = {}
+        self._uses: dict[Limits, int] = {}
+        self._lock = threading.Lock()
+        self._worker: ThreadPoolExecutor | None = None
+
+    def take(self, limits: Limits) -> tuple[Any, OverlayWorkspace | CopyWorkspace] | None:
+        """A spare of these limits, or None; counts the use and starts refilling."""
+        with self._lock:
+            self._uses[limits] = self._uses.get(limits, 0) + 1
+            ready = self._ready.get(limits)
+            spare = ready.pop() if ready else None
+            if self._uses[limits] > 1:
+                missing = self.target - len(self._ready.get(limits, ())) - self._pending.get(limits, 0)
+                for _ in range(max(0, missing)):
+                    self._pending[limits] = self._pending.get(limits, 0) + 1
+                    if self._worker is None:
+                        self._worker = ThreadPoolExecutor(1, thread_name_prefix="codegym-spares")
+                    self._worker.submit(self._make, limits)
+        return spare
+
+    def _make(self, limits: Limits) -> None:
+        fs = None
+        try:
+            fs = _new_workspace(limits)
+            container = _start_container(limits, fs)
+        except Exception:  # noqa: BLE001 - a spare is an optimisation: the next sandbox starts its own
+            if fs is not None:
+                fs.close()
+            container = None
+        with self._lock:
+            self._pending[limits] -= 1
+            if container is not None:
+                self._ready.setdefault(limits, []).append((container, fs))
+
+    def settle(self) -> list[tuple[str, Path]]:
+        """Wait for spares being started; the (container id, workspace folder) of each spare."""
+        while True:
+            with self._lock:
+                if not any(self._pending.values()):
+                    return [(c.id, fs.dir) for ready in self._ready.values() for c, fs in ready]
+            time.sleep(0.05)
+
+    def clear(self) -> None:
+        """Remove every spare (at interpreter exit)."""
+        if self._worker is not None:
+            self._worker.shutdown(wait=True, cancel_futures=True)
+        with self._lock:
+            spares = [spare for ready in self._ready.values() for spare in ready]
+            self._ready.clear()
+        for container, fs in spares:
+            _release(container.id, fs)
+
+
+_spares = _Spares()
+atexit.register(_spares.clear)
+
+
+def spares() -> list[tuple[str, Path]]:
+    """The idle spare containers of this process and their workspace folders (not leaks)."""
+    return _spares.settle()
+
+
+def _release(container_id: str, fs: OverlayWorkspace | CopyWorkspace) -> None:
+    _remove_container(container_id)
+    fs.close()
+
+
+class DockerSandbox(HostWorkdir, Sandbox):
     """A Docker container sandbox; see the module docstring.
 
     Args:
@@ -131,47 +258,32 @@ class DockerSandbox(Sandbox):
     """
 
     backend = "docker"
+    _stale_tmp = False
 
     def __init__(
-        self, limits: Limits, workdir_from: str | Path | None = None, *, _from: DockerSnapshot | None = None
+        self, limits: Limits, workdir_from: str | Path | None = None, *, _layers: tuple[Layer, ...] | None = None
     ) -> None:
         self.limits = limits
         self._client = _client()
-        self._origin = _from or DockerSnapshot(_work_image(workdir_from), None)
-        if _from is None:
-            self._origin._finalizer.detach()  # cached work images outlive one sandbox
-        self._container = self._start(self._origin.image)
-        self._finalizer = weakref.finalize(self, _remove_container, self._container.id)
-
-    def _start(self, image: str) -> Any:
-        from docker.types import Ulimit
-
-        fsize = self.limits.max_file_mb * 2**20
-        try:
-            return self._client.containers.run(
-                image,
-                ["/usr/bin/sleep", "infinity"],
-                detach=True,
-                init=True,
-                network_mode="none",
-                hostname="sandbox",
-                working_dir=WORKDIR,
-                mem_limit=self.limits.memory_mb * 2**20,
-                memswap_limit=self.limits.memory_mb * 2**20,
-                pids_limit=self.limits.max_processes,
-                ulimits=[
-                    Ulimit(name="cpu", soft=self.limits.cpu_s, hard=self.limits.cpu_s + 1),
-                    Ulimit(name="fsize", soft=fsize, hard=fsize),
-                    Ulimit(name="core", soft=0, hard=0),
-                ],
-                cap_drop=["ALL"],
-                security_opt=["no-new-privileges"],
-                tmpfs={"/tmp": f"size={self.limits.disk_mb}m,mode=1777", **{p: "size=4k,ro" for p in masked_paths()}},
-                volumes={p: {"bind": p, "mode": "ro"} for p in _ro_paths()},
-                labels={LABEL: str(os.getpid())},
-            )
-        except Exception as exc:  # noqa: BLE001 - the engine failed, not the attempt
-            raise InfraError(f"docker could not start a container: {exc}") from exc
+        self._uid = SANDBOX_UID if os.geteuid() == 0 else None
+        self._user = _user()
+        if _layers is None:
+            _layers = (base_layer(workdir_from, self._uid),)
+        spare = _spares.take(limits)
+        if spare is None:
+            fs = _new_workspace(limits)
+            try:
+                container = _start_container(limits, fs)
+            except InfraError:
+                fs.close()
+                raise
+        else:
+            container, fs = spare
+        self._container, self._fs = container, fs
+        self._finalizer = weakref.finalize(self, _release, container.id, fs)
+        # Mounted only now: the container must bind the empty shared mount point, not an
+        # overlay on it, to see the overlays mounted there later (see the module docstring).
+        fs.reset_to(_layers)
 
     # ------------------------------------------------------------------ running
     def run(
@@ -193,15 +305,16 @@ class DockerSandbox(Sandbox):
         try:
             exec_id = api.exec_create(
                 self._container.id,
-                ["/bin/sh", "-c", _WRAPPER, "sh", *argv],
+                ["/bin/sh", "-c", _CLEAN_TMP + _WRAPPER if self._stale_tmp else _WRAPPER, "sh", *argv],
                 stdin=stdin is not None,
-                user=USER,
+                user=self._user,
                 environment=sandbox_env(env, path),
                 workdir=posixpath.join(WORKDIR, cwd) if cwd else WORKDIR,
             )["Id"]
             sock = api.exec_start(exec_id, socket=True)
         except Exception as exc:  # noqa: BLE001
             raise InfraError(f"docker exec failed: {exc}") from exc
+        self._stale_tmp = False
         reader = _FrameReader(sock, self.limits.max_output_bytes)
         if stdin is not None:
             raw = sock._sock
@@ -225,9 +338,8 @@ class DockerSandbox(Sandbox):
         return ExecResult(exit_code, decode(bytes(out)), decode(bytes(err)), timed_out, oom, reader.truncated, duration)
 
     def _kill_all(self) -> None:
-        self._client.api.exec_start(
-            self._client.api.exec_create(self._container.id, ["kill", "-9", "-1"], user=USER)["Id"]
-        )
+        api = self._client.api
+        api.exec_start(api.exec_create(self._container.id, ["kill", "-9", "-1"], user=self._user)["Id"])
 
     def _oom_kills(self) -> int:
         for root in ("/sys/fs/cgroup/memory/docker", "/sys/fs/cgroup/system.slice", "/sys/fs/cgroup/docker"):
@@ -240,97 +352,16 @@ class DockerSandbox(Sandbox):
                                 return int(line.split()[1])
         return 0
 
-    # ------------------------------------------------------------------ files
-    def write_file(self, path: str, data: str | bytes, mode: int = 0o644) -> None:
-        """Create or replace a file in the work dir, making parent folders."""
-        self._check_open()
-        target = self._resolve(path)
-        payload = data.encode() if isinstance(data, str) else data
-        self._put(posixpath.dirname(target), [(posixpath.basename(target), payload, mode)])
-
-    def read_file(self, path: str) -> bytes:
-        """The bytes of a file in the work dir (a link is refused, not followed)."""
-        self._check_open()
-        target = _container_path(path)
-        try:
-            stream, _ = self._container.get_archive(target)
-        except Exception as exc:  # noqa: BLE001 - docker.errors.NotFound and friends
-            raise SandboxError(f"no file {path!r} in the work dir") from exc
-        with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
-            member = tar.next()
-            if member is None or not member.isfile():
-                raise SandboxError(f"{path!r} is not a regular file in the work dir")
-            fobj = tar.extractfile(member)
-            return fobj.read() if fobj else b""
-
-    def copy_in(self, host_path: str, dest: str) -> None:
-        """Copy a host file or folder into the work dir at ``dest``, replacing what is there."""
-        self._check_open()
-        target = self._resolve(dest)
-        self._root_exec(["rm", "-rf", target])
-        buf = io.BytesIO()
-        with tarfile.open(fileobj=buf, mode="w") as tar:
-            tar.add(host_path, arcname=posixpath.basename(target), filter=_as_sandbox_user)
-        self._mkdirs(posixpath.dirname(target))
-        self._container.put_archive(posixpath.dirname(target), buf.getvalue())
-
-    def _put(self, folder: str, files: list[tuple[str, bytes, int]]) -> None:
-        buf = io.BytesIO()
-        with tarfile.open(fileobj=buf, mode="w") as tar:
-            for name, payload, mode in files:
-                info = tarfile.TarInfo(name)
-                info.size, info.mode, info.uid, info.gid = len(payload), mode, 1000, 1000
-                tar.addfile(info, io.BytesIO(payload))
-        self._mkdirs(folder)
-        try:
-            self._container.put_archive(folder, buf.getvalue())
-        except Exception as exc:  # noqa: BLE001 - docker.errors.APIError: read-only, not a folder
-            raise SandboxError(f"could not write into {folder}: {exc}") from exc
-
-    def _resolve(self, path: str) -> str:
-        """The container path of ``path`` with links resolved in the container; must stay in the work dir."""
-        target = _container_path(path)
-        parent = self._client.api.exec_start(
-            self._client.api.exec_create(
-                self._container.id, ["realpath", "-m", "--", posixpath.dirname(target)], user=USER
-            )["Id"]
-        )
-        resolved = posixpath.join(decode(parent).strip(), posixpath.basename(target))
-        _container_path(resolved)  # a link in a parent folder led out of the work dir
-        return resolved
-
-    def _mkdirs(self, folder: str) -> None:
-        res = self._client.api.exec_start(
-            self._client.api.exec_create(self._container.id, ["mkdir", "-p", folder], user=USER)["Id"]
-        )
-        if res:
-            raise SandboxError(f"cannot make folder {folder}: {decode(res).strip()}")
-
-    def _root_exec(self, argv: list[str]) -> None:
-        self._client.api.exec_start(self._client.api.exec_create(self._container.id, argv, user="0:0")["Id"])
-
     # ------------------------------------------------------------------ snapshots
-    def snapshot(self) -> DockerSnapshot:
-        """A ``docker commit`` of the container: its upper layer only, copy-on-write."""
+    def restore(self, snap: tuple[Layer, ...]) -> None:
+        """Make the work dir what it was at ``snap``, in the same container."""
         self._check_open()
-        tag = uuid.uuid4().hex[:12]
-        try:
-            self._container.commit(repository="codegym-snap", tag=tag)
-        except Exception as exc:  # noqa: BLE001
-            raise InfraError(f"docker commit failed: {exc}") from exc
-        return DockerSnapshot(f"codegym-snap:{tag}", self._origin)
-
-    def restore(self, snap: DockerSnapshot) -> None:
-        """Replace the container by one started on ``snap``."""
-        self._check_open()
-        self._finalizer()
-        self._origin = snap
-        self._container = self._start(snap.image)
-        self._finalizer = weakref.finalize(self, _remove_container, self._container.id)
+        self._fs.reset_to(snap)
+        self._stale_tmp = True  # no process is left between runs: only /tmp keeps old state
 
     def fork(self) -> DockerSandbox:
-        """A new container started on a snapshot of this one."""
-        return DockerSandbox(self.limits, _from=self.snapshot())
+        """A container of its own on the same layers (a spare when one is ready)."""
+        return DockerSandbox(self.limits, _layers=self.snapshot())
 
 
 class _FrameReader:
@@ -359,63 +390,12 @@ class _FrameReader:
             pass
 
 
-def _container_path(path: str) -> str:
-    full = posixpath.normpath(path if path.startswith("/") else posixpath.join(WORKDIR, path))
-    if full != WORKDIR and not full.startswith(WORKDIR + "/"):
-        raise SandboxError(f"path {path!r} is outside the work dir {WORKDIR}")
-    return full
-
-
-def _as_sandbox_user(info: tarfile.TarInfo) -> tarfile.TarInfo:
-    info.uid = info.gid = 1000
-    info.uname = info.gname = ""
-    return info
-
-
-def _work_image(src: str | Path | None) -> str:
-    """The image a fresh work dir starts from: the base, plus ``src`` as a cached layer."""
-    base = base_image()
-    if src is None:
-        return base
-    from .local import _tree_signature
-
-    key = (str(src), _tree_signature(Path(src)))
-    if key not in _work_images:
-        client = _client()
-        tag = hashlib.sha256(repr(key).encode()).hexdigest()[:16]
-        ref = f"codegym-work:{tag}"
-        if not client.images.list(name=ref):
-            container = client.containers.create(
-                base, ["/usr/bin/true"], volumes={p: {"bind": p, "mode": "ro"} for p in _ro_paths()}
-            )
-            try:
-                buf = io.BytesIO()
-                with tarfile.open(fileobj=buf, mode="w") as tar:
-                    for child in sorted(Path(src).iterdir()):
-                        tar.add(str(child), arcname=child.name, filter=_as_sandbox_user)
-                container.put_archive(WORKDIR, buf.getvalue())
-                container.commit(repository="codegym-work", tag=tag)
-            finally:
-                container.remove(force=True)
-        _work_images[key] = ref
-    return _work_images[key]
-
-
 def _remove_container(container_id: str) -> None:
     client = _client_state.get("client")
     if client is not None:
         try:
             client.api.remove_container(container_id, force=True)
         except Exception:  # noqa: BLE001 - already gone, or the engine is shutting down
-            pass
-
-
-def _remove_image(image: str) -> None:
-    client = _client_state.get("client")
-    if client is not None:
-        try:
-            client.api.remove_image(image, force=True)
-        except Exception:  # noqa: BLE001
             pass
 
 

@@ -27,12 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codegym.errors import InfraError, SandboxError, SandboxSetupError
+from codegym.errors import InfraError, SandboxSetupError
 
 from .base import WORKDIR, Command, ExecResult, Limits, Sandbox, decode, sandbox_env
 from .cgroups import RunCgroup
-from .paths import inside
-from .workspace import CopyWorkspace, Layer, OverlayWorkspace, can_mount, sweep_stale
+from .hostfs import HostWorkdir
+from .workspace import CopyWorkspace, Layer, OverlayWorkspace, base_layer, can_mount, sweep_stale
 
 SANDBOX_UID = int(os.environ.get("CODEGYM_SANDBOX_UID", "60999"))
 _INNER_UID = 1000  # the uid commands see inside their user namespace
@@ -152,7 +152,7 @@ def _reachable_by_others(path: str) -> bool:
     return all(os.stat(a).st_mode & 0o001 for a in [p, *p.parents])
 
 
-class LocalSandbox(Sandbox):
+class LocalSandbox(HostWorkdir, Sandbox):
     """A bubblewrap sandbox; see the module docstring.
 
     Args:
@@ -282,49 +282,6 @@ class LocalSandbox(Sandbox):
         script = f'{join} || {{ echo "{_JOIN_FAILED}" >&2; exit 125; }}; exec "$@"'
         return ["/bin/sh", "-c", script, "launcher", *drop]
 
-    # ------------------------------------------------------------------ files
-    def write_file(self, path: str, data: str | bytes, mode: int = 0o644) -> None:
-        """Create or replace a file in the work dir, making parent folders."""
-        self._check_open()
-        target = inside(self._fs.path, path, follow_last=False)
-        self._make_parents(target)
-        if target.is_symlink() or target.is_dir():
-            raise SandboxError(f"cannot write {path!r}: it is a link or a folder")
-        target.write_bytes(data.encode() if isinstance(data, str) else data)
-        os.chmod(target, mode)
-        self._own(target)
-
-    def read_file(self, path: str) -> bytes:
-        """The bytes of a file in the work dir (links are followed only inside it)."""
-        self._check_open()
-        target = inside(self._fs.path, path)
-        if not target.is_file():
-            raise SandboxError(f"no file {path!r} in the work dir")
-        return target.read_bytes()
-
-    def copy_in(self, host_path: str, dest: str) -> None:
-        """Copy a host file or folder into the work dir at ``dest``, replacing what is there."""
-        self._check_open()
-        target = inside(self._fs.path, dest, follow_last=False)
-        self._make_parents(target)
-        if target.is_symlink() or target.is_file():
-            target.unlink()
-        elif target.is_dir():
-            shutil.rmtree(target)
-        if os.path.isdir(host_path):
-            shutil.copytree(host_path, target, symlinks=True)
-        else:
-            shutil.copy2(host_path, target)
-        for dirpath, dirnames, filenames in os.walk(target):
-            for name in (*dirnames, *filenames):
-                self._own(Path(dirpath, name))
-        self._own(target)
-
-    @property
-    def host_path(self) -> Path:
-        """The host folder commands see as the work dir (for graders that read it)."""
-        return self._fs.path
-
     def _prlimit(self, no_cgroup: bool) -> list[str]:
         """Per-process caps, set by prlimit(1) just before it execs bwrap."""
         lim = self.limits
@@ -333,56 +290,9 @@ class LocalSandbox(Sandbox):
             args += [f"--as={lim.memory_mb * 2**20}", f"--nproc={lim.max_processes}"]
         return [*args, "--"]
 
-    def _make_parents(self, target: Path) -> None:
-        root = self._fs.path
-        for parent in reversed(target.relative_to(root).parents):
-            p = root / parent
-            if p.is_symlink() or (p.exists() and not p.is_dir()):
-                raise SandboxError(f"cannot write under {parent}: it is a link or a file")
-            if not p.exists():
-                p.mkdir()
-                self._own(p)
-
-    def _own(self, path: Path) -> None:
-        if self._uid is not None:
-            os.lchown(path, self._uid, self._uid)
-
-    # ------------------------------------------------------------------ snapshots
-    def snapshot(self) -> tuple[Layer, ...]:
-        """The work dir's layers now; costs what changed since the last snapshot."""
-        self._check_open()
-        return self._fs.freeze()
-
-    def restore(self, snap: tuple[Layer, ...]) -> None:
-        """Make the work dir what it was at ``snap``."""
-        self._check_open()
-        self._fs.reset_to(snap)
-
     def fork(self) -> LocalSandbox:
         """A new sandbox on the same layers: copy-on-write, nothing copied up front."""
         return LocalSandbox(self.limits, _layers=self.snapshot())
-
-
-_base_layers: dict[tuple[Any, ...], Layer] = {}
-
-
-def base_layer(src: str | Path | None, uid: int | None) -> Layer:
-    """The layer a work dir starts from, cached per source folder and its files' stat data."""
-    key: tuple[Any, ...] = (None, uid) if src is None else (str(src), uid, _tree_signature(Path(src)))
-    if key not in _base_layers:
-        _base_layers[key] = Layer.from_tree(None if src is None else Path(src), uid)
-    return _base_layers[key]
-
-
-def _tree_signature(root: Path) -> int:
-    if not root.is_dir():
-        raise SandboxError(f"workdir_from={str(root)!r} is not a folder")
-    entries = []
-    for dirpath, _dirnames, filenames in os.walk(root):
-        for name in filenames:
-            st = os.lstat(os.path.join(dirpath, name))
-            entries.append((dirpath, name, st.st_size, st.st_mtime_ns, st.st_mode))
-    return hash(tuple(sorted(entries)))
 
 
 def _communicate(

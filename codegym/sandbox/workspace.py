@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import os
 import shutil
 import subprocess
@@ -33,10 +34,11 @@ MAX_LAYERS = 40
 
 _libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
 MNT_DETACH = 2
+MS_BIND, MS_SHARED = 4096, 1 << 20
 
 
-def _mount(source: str, target: Path, fstype: str, options: str) -> None:
-    if _libc.mount(source.encode(), str(target).encode(), fstype.encode(), 0, options.encode()) != 0:
+def _mount(source: str, target: Path, fstype: str, options: str, flags: int = 0) -> None:
+    if _libc.mount(source.encode(), str(target).encode(), fstype.encode(), flags, options.encode()) != 0:
         err = ctypes.get_errno()
         raise SandboxSetupError(f"mount {fstype} on {target} failed: {os.strerror(err)} ({options[:200]})")
 
@@ -73,18 +75,59 @@ class Layer:
         return layer
 
 
-class OverlayWorkspace:
-    """An overlay mount of shared layers plus a private upper dir on a tmpfs (root only)."""
+_base_layers: dict[tuple[object, ...], Layer] = {}
 
-    def __init__(self, layers: tuple[Layer, ...], disk_bytes: int, uid: int) -> None:
+
+def base_layer(src: str | Path | None, uid: int | None) -> Layer:
+    """The layer a work dir starts from, cached per source folder and its files' stat data."""
+    key: tuple[object, ...] = (None, uid) if src is None else (str(src), uid, _tree_signature(Path(src)))
+    if key not in _base_layers:
+        _base_layers[key] = Layer.from_tree(None if src is None else Path(src), uid)
+    return _base_layers[key]
+
+
+def _tree_signature(root: Path) -> int:
+    if not root.is_dir():
+        raise SandboxError(f"workdir_from={str(root)!r} is not a folder")
+    entries = []
+    for dirpath, _dirnames, filenames in os.walk(root):
+        for name in filenames:
+            st = os.lstat(os.path.join(dirpath, name))
+            entries.append((dirpath, name, st.st_size, st.st_mtime_ns, st.st_mode))
+    return hash(tuple(sorted(entries)))
+
+
+class OverlayWorkspace:
+    """An overlay mount of shared layers plus a private upper dir on a tmpfs (root only).
+
+    Args:
+        layers: the read-only layers, lowest first.
+        disk_bytes: size of the tmpfs under the upper dir (the disk quota).
+        uid: owner of the upper dir.
+        shared: make the mount point a shared mount of its own first, so that a container
+            that bind-mounts it (with ``rslave`` propagation) sees every later overlay mounted
+            there: a restore then needs no new container.
+        mount: mount the overlay now (False: the caller calls :meth:`reset_to` later, e.g.
+            after a container has bound the still empty, shared mount point).
+
+    """
+
+    def __init__(
+        self, layers: tuple[Layer, ...], disk_bytes: int, uid: int, *, shared: bool = False, mount: bool = True
+    ) -> None:
         self.layers = layers
         self.disk_bytes, self.uid = disk_bytes, uid
         self.dir = _new_dir("W")
         self.rw, self.merged = self.dir / "rw", self.dir / "merged"
         self.rw.mkdir()
         self.merged.mkdir()
+        self.shared = shared
+        if shared:
+            _mount(str(self.merged), self.merged, "", "", MS_BIND)
+            _mount("none", self.merged, "", "", MS_SHARED)
         self._mounted = False
-        self._mount()
+        if mount:
+            self._mount()
 
     @property
     def path(self) -> Path:
@@ -133,6 +176,8 @@ class OverlayWorkspace:
     def close(self) -> None:
         """Unmount and delete the private part; shared layers live on while used."""
         self._unmount()
+        if self.shared:
+            _umount(self.merged)
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -156,8 +201,17 @@ class CopyWorkspace:
         return self.layers
 
     def reset_to(self, layers: tuple[Layer, ...]) -> None:
-        """Replace the work dir by a copy of ``layers`` (each a full tree here: the last wins)."""
-        shutil.rmtree(self.path, ignore_errors=True)
+        """Replace the work dir by a copy of ``layers`` (each a full tree here: the last wins).
+
+        The folder itself stays (it may be bind-mounted into a container): only its
+        contents are replaced.
+        """
+        self.path.mkdir(exist_ok=True)
+        for child in self.path.iterdir():
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
         _copy_tree(layers[-1].path, self.path)
         self.layers = layers
 
@@ -166,6 +220,7 @@ class CopyWorkspace:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+@functools.cache
 def can_mount() -> bool:
     """True where overlay and tmpfs mounts are allowed (root with CAP_SYS_ADMIN)."""
     if os.geteuid() != 0:
@@ -205,8 +260,9 @@ def sweep_stale() -> int:
             continue
         for child in children:
             for mount_point in (child / "merged", child / "rw"):
-                if mount_point.is_dir() and os.path.ismount(mount_point):
-                    _umount(mount_point)
+                for _ in range(3):  # overlay, then the shared mount point under it
+                    if mount_point.is_dir() and os.path.ismount(mount_point):
+                        _umount(mount_point)
         shutil.rmtree(owner, ignore_errors=True)
         swept += 1
     return swept
