@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+from gymnasium.utils import seeding
 import numpy as np
 import torch
 from codegym.learner import algorithms as alg
@@ -111,6 +112,10 @@ class Trainer:
         if cfg.env_workers > 1 and self.env is not None and _forkable(self.env):
             # One fork per grading thread (multi-turn: per concurrent episode).
             self.envs += [self.env.unwrapped.fork() for _ in range(cfg.env_workers - 1)]
+        for k, env in enumerate(self.envs):
+            # An env that draws random numbers while grading (random tests, fuzzing) would
+            # otherwise seed itself from the OS on first use, and forks would copy one stream.
+            env.unwrapped.np_random, _ = seeding.np_random(abs(cfg.seed) * 1000 + k)
         self.checkpoint_dir = self.out / "checkpoint"
         self.step, self.sft_done = 0, False
         resuming = cfg.resume and (self.checkpoint_dir / "state.pt").exists()
@@ -447,6 +452,7 @@ class Trainer:
                 "rng": self.rng.getstate(),
                 "gen": self.generator.get_state(),
                 "torch": torch.get_rng_state(),
+                "env_rng": [e.unwrapped.np_random.bit_generator.state for e in self.envs],
             },
             d / "state.pt",
         )
@@ -460,3 +466,6 @@ class Trainer:
         self.rng.setstate(state["rng"])
         self.generator.set_state(state["gen"])
         torch.set_rng_state(state["torch"])
+        if len(state.get("env_rng", [])) == len(self.envs):
+            for env, rng in zip(self.envs, state["env_rng"], strict=True):
+                env.unwrapped.np_random.bit_generator.state = rng
