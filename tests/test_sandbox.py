@@ -183,6 +183,26 @@ def test_restore_brings_back_deleted_renamed_and_changed_files(sb: Sandbox) -> N
     assert sb.read_file("dir/delete.txt") == b"delete me"
 
 
+def test_nothing_in_tmp_survives_a_restore(sb: Sandbox) -> None:
+    snap = sb.snapshot()
+    sb.run("echo secret > /tmp/left-behind")
+    sb.restore(snap)
+    assert sb.run("ls -A /tmp").stdout == ""
+
+
+def test_forks_made_in_a_row_are_independent_sandboxes(sb: Sandbox) -> None:
+    sb.write_file("n.txt", "0")
+    children = [sb.fork() for _ in range(4)]  # the docker backend serves some from spares
+    try:
+        for i, child in enumerate(children):
+            assert child.run(f"cat n.txt; echo {i} > n.txt").stdout == "0"
+        assert [c.read_file("n.txt") for c in children] == [f"{i}\n".encode() for i in range(4)]
+        assert sb.read_file("n.txt") == b"0"
+    finally:
+        for child in children:
+            child.close()
+
+
 def test_fork_diverges_from_its_parent(sb: Sandbox) -> None:
     sb.write_file("shared.txt", "v1")
     child = sb.fork()
