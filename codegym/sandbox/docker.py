@@ -185,10 +185,14 @@ class _Spares:
         self._uses: dict[Limits, int] = {}
         self._lock = threading.Lock()
         self._worker: ThreadPoolExecutor | None = None
+        self._owner = os.getpid()
 
     def take(self, limits: Limits) -> tuple[Any, OverlayWorkspace | CopyWorkspace] | None:
         """A spare of these limits, or None; counts the use and starts refilling."""
         with self._lock:
+            if self._owner != os.getpid():  # a forked child: the spares are its parent's
+                self._ready, self._pending, self._uses, self._worker = {}, {}, {}, None
+                self._owner = os.getpid()
             self._uses[limits] = self._uses.get(limits, 0) + 1
             ready = self._ready.get(limits)
             spare = ready.pop() if ready else None

@@ -212,7 +212,8 @@ class CopyWorkspace:
                 shutil.rmtree(child)
             else:
                 child.unlink()
-        _copy_tree(layers[-1].path, self.path)
+        if layers:
+            _copy_tree(layers[-1].path, self.path)
         self.layers = layers
 
     def close(self) -> None:
