@@ -21,7 +21,9 @@ class Batch:
     """Padded tensors of a list of samples (B samples, T tokens after the prompt).
 
     ``input_ids (B, L)`` are prompt + tokens right-padded; ``index (B, T)`` is where the
-    logits predicting token t of sample i sit in ``(B, L)``.
+    logits predicting token t of sample i sit in ``(B, L)``. The samples of a group share
+    their prompt, so the prompts are also kept once each: ``prompts (U, P)`` left-padded
+    with ``prompt_mask (U, P)``, and ``prompt_of (B,)`` says which prompt each sample has.
     """
 
     input_ids: torch.Tensor
@@ -36,6 +38,10 @@ class Batch:
     group: torch.Tensor
     has_process: torch.Tensor
     lengths: torch.Tensor
+    prompts: torch.Tensor | None = None
+    prompt_mask: torch.Tensor | None = None
+    prompt_of: torch.Tensor | None = None
+    token_attn: torch.Tensor | None = None
 
 
 def make_batch(samples: Sequence[Sample], pad_id: int) -> Batch:
@@ -58,6 +64,17 @@ def make_batch(samples: Sequence[Sample], pad_id: int) -> Batch:
         per_tok["logp"][i, :n] = torch.tensor(s.sampler_logp)
         per_tok["tr"][i, :n] = torch.tensor(s.token_rewards)
         per_tok["pos"][i, :n] = torch.tensor(s.reward_positions, dtype=torch.float)
+    distinct: dict[tuple[int, ...], int] = {}
+    prompt_of = torch.tensor([distinct.setdefault(tuple(s.prompt_ids), len(distinct)) for s in samples])
+    p_max = max(len(p) for p in distinct)
+    prompts = torch.full((len(distinct), p_max), pad_id, dtype=torch.long)
+    prompt_mask = torch.zeros((len(distinct), p_max), dtype=torch.long)
+    for u, p in enumerate(distinct):
+        prompts[u, p_max - len(p) :] = torch.tensor(p, dtype=torch.long)
+        prompt_mask[u, p_max - len(p) :] = 1
+    token_attn = torch.zeros((b, t_max), dtype=torch.long)
+    for i, s in enumerate(samples):
+        token_attn[i, : len(s.token_ids)] = 1
     return Batch(
         input_ids=input_ids,
         attention_mask=attn,
@@ -71,13 +88,43 @@ def make_batch(samples: Sequence[Sample], pad_id: int) -> Batch:
         group=torch.tensor([s.group for s in samples]),
         has_process=torch.tensor([s.has_process_reward for s in samples]),
         lengths=per_tok["mask"].sum(1),
+        prompts=prompts,
+        prompt_mask=prompt_mask,
+        prompt_of=prompt_of,
+        token_attn=token_attn,
     )
 
 
 def token_logprobs(
-    model: torch.nn.Module, batch: Batch, temperature: float, with_entropy: bool = False
+    model: torch.nn.Module,
+    batch: Batch,
+    temperature: float,
+    with_entropy: bool = False,
+    share_prompts: bool = True,
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """Log-prob ``(B, T)`` of each token under ``model`` (and the entropy, if asked)."""
+    """Log-prob ``(B, T)`` of each token under ``model`` (and the entropy, if asked).
+
+    With ``share_prompts`` (and fewer distinct prompts than samples) each distinct prompt
+    runs once and its KV cache is indexed out to its samples, whose tokens then run on top:
+    the same log-probs and gradients as the full ``(B, P + T)`` forward (the prompt's
+    activations get the summed gradient of its G samples), on ``U P + B T`` positions
+    instead of ``B (P + T)``.
+    """
+    if share_prompts and batch.prompts is not None and len(batch.prompts) < len(batch.tokens):
+        sel = _shared_prompt_logits(model, batch) / temperature  # (B, T, V)
+    else:
+        sel = _full_logits(model, batch) / temperature
+    logp_all = torch.log_softmax(sel, -1)
+    logp = logp_all.gather(2, batch.tokens[..., None]).squeeze(2)
+    ent = None
+    if with_entropy:
+        with torch.no_grad():
+            ent = -(logp_all.exp() * logp_all).sum(-1)
+    return logp, ent
+
+
+def _full_logits(model: torch.nn.Module, batch: Batch) -> torch.Tensor:
+    """Logits ``(B, T, V)`` predicting each token, from one forward over prompt + tokens."""
     # The LM head only runs on positions from the earliest completion on (not on prompts).
     first = int(batch.index[:, 0].min())
     index = batch.index
@@ -88,13 +135,33 @@ def token_logprobs(
     else:
         logits = model(input_ids=batch.input_ids, attention_mask=batch.attention_mask).logits  # (B, L, V)
     # Only the positions that predict a sampled token go through the softmax.
-    sel = logits.gather(1, index[..., None].expand(-1, -1, logits.shape[-1])).float() / temperature  # (B, T, V)
-    logp_all = torch.log_softmax(sel, -1)
-    logp = logp_all.gather(2, batch.tokens[..., None]).squeeze(2)
-    ent = None
-    if with_entropy:
-        ent = -(logp_all.exp() * logp_all).sum(-1).detach()
-    return logp, ent
+    return logits.gather(1, index[..., None].expand(-1, -1, logits.shape[-1])).float()
+
+
+def _shared_prompt_logits(model: torch.nn.Module, batch: Batch) -> torch.Tensor:
+    """Logits ``(B, T, V)`` predicting each token, each distinct prompt run once."""
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    cache_kw = "cache" if "cache" in inspect.signature(base.forward).parameters else "past_key_values"
+    pos = (batch.prompt_mask.cumsum(-1) - 1).clamp(min=0)  # (U, P) left padding
+    out = model(
+        input_ids=batch.prompts, attention_mask=batch.prompt_mask, position_ids=pos, use_cache=True, logits_to_keep=1
+    )
+    cache = getattr(out, cache_kw)
+    cache.batch_select_indices(batch.prompt_of)  # (U, ...) -> (B, ...), differentiable indexing
+    of = batch.prompt_of
+    t = batch.tokens.shape[1]
+    if t == 1:
+        return out.logits[of, -1:].float()
+    tok_pos = pos[of, -1:] + 1 + torch.arange(t, device=pos.device)[None, :]  # (B, T)
+    # The last token is never an input: nothing after it is scored.
+    out2 = model(
+        input_ids=batch.tokens[:, :-1],
+        attention_mask=torch.cat([batch.prompt_mask[of], batch.token_attn[:, :-1]], 1),
+        position_ids=tok_pos[:, :-1],
+        use_cache=True,
+        **{cache_kw: cache},
+    )
+    return torch.cat([out.logits[of, -1:], out2.logits], 1).float()  # (B, T, V)
 
 
 def _accepts(model: torch.nn.Module, name: str) -> bool:

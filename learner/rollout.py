@@ -60,7 +60,7 @@ class Sample:
 
 
 # ============================================================ sampling
-@torch.no_grad()
+@torch.inference_mode()
 def generate(
     model: torch.nn.Module,
     contexts: Sequence[Sequence[int]],
@@ -76,22 +76,31 @@ def generate(
 
     Returns per row: the sampled ids (ending with ``eos_id`` when the model stopped), their
     log-probs under ``softmax(logits / temperature)`` (what the trainer recomputes), and
-    whether the row stopped before ``max_new_tokens``.
+    whether the row stopped before ``max_new_tokens``. A group's G rows share one context,
+    so the prompt is run once per distinct context and its KV cache copied to the G rows.
     """
     device = next(model.parameters()).device
     b, width = len(contexts), max(len(c) for c in contexts)
-    ids = torch.full((b, width), pad_id, dtype=torch.long)
-    attn = torch.zeros((b, width), dtype=torch.long)
-    for i, c in enumerate(contexts):  # left padding keeps every row's next token at the end
+    rows: dict[tuple[int, ...], int] = {}
+    of = torch.tensor([rows.setdefault(tuple(c), len(rows)) for c in contexts])  # row -> distinct context
+    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    attn = torch.zeros((len(rows), width), dtype=torch.long)
+    for i, c in enumerate(rows):  # left padding keeps every row's next token at the end
         ids[i, width - len(c) :] = torch.tensor(c, dtype=torch.long)
         attn[i, width - len(c) :] = 1
-    ids, attn = ids.to(device), attn.to(device)
+    ids, attn, of = ids.to(device), attn.to(device), of.to(device)
     pos = (attn.cumsum(-1) - 1).clamp(min=0)
     # transformers 5 names the KV cache ``cache``; 4.x named it ``past_key_values``.
     base = model.get_base_model() if hasattr(model, "get_base_model") else model  # peft wraps forward
     cache_kw = "cache" if "cache" in inspect.signature(base.forward).parameters else "past_key_values"
     out = model(input_ids=ids, attention_mask=attn, position_ids=pos, use_cache=True, logits_to_keep=1)
-    past, logits, last = getattr(out, cache_kw), out.logits[:, -1].float(), pos[:, -1]
+    past, logits = getattr(out, cache_kw), out.logits[:, -1].float()
+    if len(rows) < b:  # copy each distinct prompt's cache to its rows
+        past.batch_select_indices(of)
+        logits, attn, pos = logits[of], attn[of], pos[of]
+    last = pos[:, -1]
+    # The attention mask of every decode step is a prefix of one preallocated mask.
+    attn = torch.cat([attn, torch.ones((b, max_new_tokens), dtype=attn.dtype, device=device)], 1)
     tokens = torch.zeros((b, max_new_tokens), dtype=torch.long)
     logps = torch.zeros((b, max_new_tokens))
     done = torch.zeros(b, dtype=torch.bool)
@@ -100,12 +109,13 @@ def generate(
         logp_all = torch.log_softmax(logits / temperature, -1)
         if greedy:
             tok = logits.argmax(-1)
-        else:
+        elif top_k:
             scores = logits / temperature
-            if top_k:
-                kth = torch.topk(scores, min(top_k, scores.shape[-1])).values[:, -1:]
-                scores = scores.masked_fill(scores < kth, -float("inf"))
+            kth = torch.topk(scores, min(top_k, scores.shape[-1])).values[:, -1:]
+            scores = scores.masked_fill(scores < kth, -float("inf"))
             tok = torch.multinomial(torch.softmax(scores, -1), 1, generator=generator).squeeze(1)
+        else:
+            tok = torch.multinomial(logp_all.exp(), 1, generator=generator).squeeze(1)
         tok = torch.where(done, torch.full_like(tok, pad_id), tok)
         tokens[:, t], logps[:, t] = tok.cpu(), logp_all.gather(1, tok[:, None]).squeeze(1).cpu()
         newly = (~done) & (tok == eos_id)
@@ -113,10 +123,13 @@ def generate(
         done |= tok == eos_id
         if bool(done.all()) or t == max_new_tokens - 1:
             break
-        attn = torch.cat([attn, torch.ones((b, 1), dtype=attn.dtype, device=device)], 1)
         last = last + 1
         out = model(
-            input_ids=tok[:, None], attention_mask=attn, position_ids=last[:, None], use_cache=True, **{cache_kw: past}
+            input_ids=tok[:, None],
+            attention_mask=attn[:, : width + t + 1],
+            position_ids=last[:, None],
+            use_cache=True,
+            **{cache_kw: past},
         )
         past, logits = getattr(out, cache_kw), out.logits[:, -1].float()
     seqs = [tokens[i, : lengths[i]].tolist() for i in range(b)]
@@ -286,9 +299,11 @@ def _run_chunk(
             sample, action = samples[i], actions[i]
             obs, reward, terminated, truncated, info = results[i]
             action_ids = ids[:-1] if stop else ids
-            tr, touched = spans_to_token_rewards(
-                token_offsets(tokenizer, action_ids, action), info.get("token_rewards", [])
-            )
+            spans = info.get("token_rewards") or []
+            if spans:
+                tr, touched = spans_to_token_rewards(token_offsets(tokenizer, action_ids, action), spans)
+            else:  # no process signal: no offsets to compute
+                tr, touched = [0.0] * len(action_ids), [0] * len(action_ids)
             pad_n = len(ids) - len(action_ids)
             sample.token_ids += ids
             sample.sampler_logp += lp

@@ -52,6 +52,30 @@ def test_sampler_logprobs_equal_the_trainers_recomputed_logprobs(tmp_path):
         assert tr.tokenizer.decode(ids, skip_special_tokens=True) == s.text[0]
 
 
+@pytest.mark.parametrize("lora_rank", [0, 4])
+def test_running_each_shared_prompt_once_gives_the_full_forwards_logprobs_and_gradients(tmp_path, lora_rank):
+    words = ["cat", "elephant", "a"]
+    env = SpellEnv(tasks=[{"id": w, "word": w, "split": "train", "difficulty": "easy"} for w in words])
+    tr = Trainer(small(tmp_path, lora_rank=lora_rank, max_new_tokens=8, vocab_size=260), env=env)
+    jobs = [("cat", 0)] * 3 + [("elephant", 1)] * 2 + [("a", 2)]  # prompts of different lengths
+    samples = rollout(tr.model, tr.tokenizer, tr.envs, jobs, tr.settings, torch.Generator().manual_seed(4))
+    batch = make_batch(samples, tr.tokenizer.pad_token_id)
+    assert batch.prompts.shape[0] == 3 and batch.prompt_of.tolist() == [0, 0, 0, 1, 1, 2]
+    assert len(set(batch.prompt_mask.sum(1).tolist())) > 1  # left padding is exercised
+    params = [p for p in tr.model.parameters() if p.requires_grad]
+    results = []
+    for share in (True, False):
+        tr.model.zero_grad()
+        logp, ent = token_logprobs(tr.model.train(), batch, 0.7, with_entropy=True, share_prompts=share)
+        ((logp * batch.mask).sum() + (logp * batch.mask)[:, 0].sum()).backward()
+        results.append((logp.detach() * batch.mask, ent * batch.mask, [p.grad.clone() for p in params]))
+    (lp_a, ent_a, g_a), (lp_b, ent_b, g_b) = results
+    torch.testing.assert_close(lp_a, lp_b, atol=1e-5, rtol=1e-4)
+    torch.testing.assert_close(ent_a, ent_b, atol=1e-5, rtol=1e-4)
+    for a, b in zip(g_a, g_b, strict=True):
+        torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-3)
+
+
 def test_token_rewards_land_on_the_tokens_of_the_rewarded_characters(tmp_path):
     tr = Trainer(small(tmp_path), env=SpellEnv())
     samples = rollout(
