@@ -111,6 +111,11 @@ class LearnerConfig:
         beta (float, default 0.0, >= 0): weight of the k3 KL to the reference model
             (the policy at the start of RL); 0 loads no reference.
         num_iterations (int, default 1, >= 1): optimisation passes per batch (mu).
+        micro_batch_size (int, default 16, >= 0): samples per forward/backward of an update;
+            the micro-batches' gradients add up to the whole batch's (each loss weighted by
+            its share of the normaliser), so only peak memory changes. 0 runs the whole
+            batch at once (also what ``seq_mask`` and ``entropy_ceiling`` do, whose masks
+            are known only after the forward).
         tis_cap (float, default 0.0, >= 0): truncated importance sampling cap C on
             ``pi_old / pi_sampler``; 0 turns it off.
         seq_mask (str, default ``"none"``): ``carm`` masks sequences whose mean absolute token
@@ -198,6 +203,7 @@ class LearnerConfig:
     overlong_buffer: int | None = None
     beta: float = 0.0
     num_iterations: int = 1
+    micro_batch_size: int = 16
     tis_cap: float = 0.0
     seq_mask: str = "none"
     seq_mask_threshold: float = 0.5
@@ -264,6 +270,7 @@ class LearnerConfig:
                 raise ValueError(f"{name} must be >= {low}, got {getattr(self, name)}")
         for name in (
             "lora_rank",
+            "micro_batch_size",
             "steps",
             "sft_steps",
             "eval_every",

@@ -6,6 +6,7 @@ clipped surrogate -> regularisers -> aggregation. Shapes are in the comments.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -95,6 +96,17 @@ def make_batch(samples: Sequence[Sample], pad_id: int) -> Batch:
     )
 
 
+def batch_rows(batch: Batch, rows: torch.Tensor) -> Batch:
+    """The samples ``rows`` of ``batch`` (a micro-batch), keeping only the prompts they use."""
+    used, prompt_of = torch.unique(batch.prompt_of[rows], return_inverse=True)
+    fields = {
+        f.name: getattr(batch, f.name)[rows]
+        for f in dataclasses.fields(Batch)
+        if f.name not in ("prompts", "prompt_mask", "prompt_of") and getattr(batch, f.name) is not None
+    }
+    return Batch(**fields, prompts=batch.prompts[used], prompt_mask=batch.prompt_mask[used], prompt_of=prompt_of)
+
+
 def token_logprobs(
     model: torch.nn.Module,
     batch: Batch,
@@ -111,16 +123,20 @@ def token_logprobs(
     instead of ``B (P + T)``.
     """
     if share_prompts and batch.prompts is not None and len(batch.prompts) < len(batch.tokens):
-        sel = _shared_prompt_logits(model, batch) / temperature  # (B, T, V)
+        pieces = _shared_prompt_logits(model, batch)  # logits of tokens [0, 1) and [1, T)
     else:
-        sel = _full_logits(model, batch) / temperature
-    logp_all = torch.log_softmax(sel, -1)
-    logp = logp_all.gather(2, batch.tokens[..., None]).squeeze(2)
-    ent = None
-    if with_entropy:
-        with torch.no_grad():
-            ent = -(logp_all.exp() * logp_all).sum(-1)
-    return logp, ent
+        pieces = [_full_logits(model, batch)]
+    logps, ents, start = [], [], 0
+    for logits in pieces:  # (B, t, V) each; no (B, T, V) log-softmax is materialised
+        tokens = batch.tokens[:, start : start + logits.shape[1]]
+        start += logits.shape[1]
+        scaled = logits if temperature == 1.0 else logits / temperature
+        logz = torch.logsumexp(scaled, -1)  # (B, t)
+        logps.append(scaled.gather(2, tokens[..., None]).squeeze(2) - logz)
+        if with_entropy:
+            with torch.no_grad():  # H = logZ - sum_v p_v z_v
+                ents.append(logz - (torch.softmax(scaled, -1) * scaled).sum(-1))
+    return torch.cat(logps, 1), (torch.cat(ents, 1) if with_entropy else None)
 
 
 def _full_logits(model: torch.nn.Module, batch: Batch) -> torch.Tensor:
@@ -138,8 +154,8 @@ def _full_logits(model: torch.nn.Module, batch: Batch) -> torch.Tensor:
     return logits.gather(1, index[..., None].expand(-1, -1, logits.shape[-1])).float()
 
 
-def _shared_prompt_logits(model: torch.nn.Module, batch: Batch) -> torch.Tensor:
-    """Logits ``(B, T, V)`` predicting each token, each distinct prompt run once."""
+def _shared_prompt_logits(model: torch.nn.Module, batch: Batch) -> list[torch.Tensor]:
+    """Logits predicting each token, each distinct prompt run once: ``[(B, 1, V), (B, T-1, V)]``."""
     base = model.get_base_model() if hasattr(model, "get_base_model") else model
     cache_kw = "cache" if "cache" in inspect.signature(base.forward).parameters else "past_key_values"
     pos = (batch.prompt_mask.cumsum(-1) - 1).clamp(min=0)  # (U, P) left padding
@@ -150,8 +166,9 @@ def _shared_prompt_logits(model: torch.nn.Module, batch: Batch) -> torch.Tensor:
     cache.batch_select_indices(batch.prompt_of)  # (U, ...) -> (B, ...), differentiable indexing
     of = batch.prompt_of
     t = batch.tokens.shape[1]
+    first = out.logits[of, -1:].float()  # (B, 1, V): predicts token 0
     if t == 1:
-        return out.logits[of, -1:].float()
+        return [first]
     tok_pos = pos[of, -1:] + 1 + torch.arange(t, device=pos.device)[None, :]  # (B, T)
     # The last token is never an input: nothing after it is scored.
     out2 = model(
@@ -161,7 +178,7 @@ def _shared_prompt_logits(model: torch.nn.Module, batch: Batch) -> torch.Tensor:
         use_cache=True,
         **{cache_kw: cache},
     )
-    return torch.cat([out.logits[of, -1:], out2.logits], 1).float()  # (B, T, V)
+    return [first, out2.logits.float()]  # (B, 1, V) and (B, T - 1, V)
 
 
 def _accepts(model: torch.nn.Module, name: str) -> bool:

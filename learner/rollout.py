@@ -151,9 +151,14 @@ def token_offsets(tokenizer: Any, ids: Sequence[int], text: str) -> list[tuple[i
         if list(enc["input_ids"]) == list(ids):
             return [tuple(o) for o in enc["offset_mapping"]]
     offsets, prev = [], 0
-    for i in range(len(ids)):
-        n = len(tokenizer.decode(ids[: i + 1], skip_special_tokens=True).rstrip("\ufffd"))
-        n = min(n, len(text))
+    heads = [list(ids[: i + 1]) for i in range(len(ids))]
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is not None and not getattr(tokenizer, "clean_up_tokenization_spaces", False):
+        prefixes = backend.decode_batch(heads, skip_special_tokens=True)  # one call into Rust
+    else:
+        prefixes = tokenizer.batch_decode(heads, skip_special_tokens=True)
+    for prefix in prefixes:
+        n = min(len(prefix.rstrip("\ufffd")), len(text))
         offsets.append((prev, max(n, prev)))
         prev = max(n, prev)
     return offsets

@@ -23,7 +23,7 @@ import numpy as np
 import torch
 from codegym.learner import algorithms as alg
 from codegym.learner.config import LearnerConfig
-from codegym.learner.loss import advantages, make_batch, policy_loss, token_logprobs
+from codegym.learner.loss import advantages, batch_rows, make_batch, policy_loss, token_logprobs
 from codegym.learner.models import (
     add_lora,
     build_tiny_model,
@@ -317,20 +317,54 @@ class Trainer:
                 old_logp, _ = token_logprobs(self.model, batch, cfg.temperature)
             if offline:  # the logging policy is unknown: the current policy stands in for it
                 batch.sampler_logp = old_logp.clone()
+        chunks = self._micro_batches(batch, rank_keep)
         for it in range(cfg.num_iterations):
-            logp, ent = token_logprobs(self.model, batch, cfg.temperature, with_entropy=it == 0)
-            if old_logp is None:
-                old_logp = logp.detach()  # on-policy: ratio 1, gradient of the plain policy gradient
-            if ent is not None:
-                entropy_keep = alg.entropy_ceiling_mask(ent, cfg.entropy_ceiling)
-                stats["entropy"] = float((ent * batch.mask).sum() / batch.mask.sum().clamp(min=1))
-            loss, s = policy_loss(logp, old_logp, adv, batch, cfg, ref_logp, entropy_keep * rank_keep[:, None])
             self.opt.zero_grad()
-            loss.backward()
+            totals: dict[str, float] = defaultdict(float)
+            for rows, weight, token_share in chunks:
+                sub = batch if rows is None else batch_rows(batch, rows)
+                pick = (lambda t: t) if rows is None else (lambda t, rows=rows: None if t is None else t[rows])
+                logp, ent = token_logprobs(self.model, sub, cfg.temperature, with_entropy=it == 0)
+                old = logp.detach() if old_logp is None else pick(old_logp)  # on-policy: ratio 1
+                entropy_keep = torch.ones_like(logp)
+                if ent is not None:
+                    entropy_keep = alg.entropy_ceiling_mask(ent, cfg.entropy_ceiling)
+                    stats["entropy"] = stats.get("entropy", 0.0) + float((ent * sub.mask).sum()) / float(
+                        batch.mask.sum().clamp(min=1)
+                    )
+                keep = entropy_keep * pick(rank_keep)[:, None]
+                loss, s = policy_loss(logp, old, pick(adv), sub, cfg, pick(ref_logp), keep)
+                (loss * weight).backward()
+                totals["loss"] += float(loss.detach()) * weight
+                for key, value in s.items():
+                    totals[key] += value * (token_share if key != "seq_masked" else len(sub.tokens) / len(batch.tokens))
             grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
             self.opt.step()
-        stats.update(s, loss=float(loss.detach()), grad_norm=float(grad_norm), trained_tokens=float(batch.mask.sum()))
+        stats.update(totals, grad_norm=float(grad_norm), trained_tokens=float(batch.mask.sum()))
         return stats
+
+    def _micro_batches(self, batch: Any, rank_keep: torch.Tensor) -> list[tuple[Any, float, float]]:
+        """``(rows, loss weight, token share)`` of each micro-batch (``rows`` None: the batch).
+
+        The loss of a micro-batch is its own mean; weighting it by its share of the batch's
+        normaliser (tokens for ``token-mean``, samples otherwise) makes the summed gradients
+        those of the whole batch. The normaliser must be known before any forward, so
+        micro-batching is off where masks come from the forward itself (``seq_mask``,
+        ``entropy_ceiling``), and the whole batch runs at once.
+        """
+        cfg, b = self.cfg, len(batch.tokens)
+        size = cfg.micro_batch_size
+        if not size or size >= b or cfg.seq_mask != "none" or cfg.entropy_ceiling:
+            return [(None, 1.0, 1.0)]
+        mask = batch.mask * rank_keep[:, None]  # the loss mask policy_loss will use
+        total = float(mask.sum().clamp(min=1))
+        chunks = []
+        for start in range(0, b, size):
+            rows = torch.arange(start, min(start + size, b))
+            tokens = float(mask[rows].sum())
+            weight = tokens / total if cfg.loss_aggregation == "token-mean" else len(rows) / b
+            chunks.append((rows, weight, tokens / total))
+        return chunks
 
     def train_step(self) -> dict[str, float]:
         """Collect, update, log one step; returns its metrics."""

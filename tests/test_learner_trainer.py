@@ -1,5 +1,6 @@
 """The learner end to end on SpellEnv: rollouts, every algorithm, infra errors, resume, CLI."""
 
+import copy
 import json
 import subprocess
 import sys
@@ -74,6 +75,33 @@ def test_running_each_shared_prompt_once_gives_the_full_forwards_logprobs_and_gr
     torch.testing.assert_close(ent_a, ent_b, atol=1e-5, rtol=1e-4)
     for a, b in zip(g_a, g_b, strict=True):
         torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-3)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [dict(algorithm="grpo"), dict(algorithm="dapo", dynamic_sampling=False), dict(algorithm="dr_grpo", beta=0.1),
+     dict(algorithm="gspo", erpo_keep=1)],
+    ids=lambda d: d["algorithm"],
+)
+def test_micro_batches_add_up_to_the_whole_batch_update(tmp_path, extra):
+    runs = []
+    for micro in (0, 3):  # 8 samples: one pass, or passes of 3, 3 and 2 samples
+        tr = Trainer(small(tmp_path / str(micro), micro_batch_size=micro, learning_rate=1e-2, **extra), env=SpellEnv())
+        if tr.cfg.beta:
+            tr.ref = copy.deepcopy(tr.model).eval()
+        samples = rollout(tr.model, tr.tokenizer, tr.envs, [("cat", 0)] * 4 + [("dog", 1)] * 4, tr.settings,
+                          torch.Generator().manual_seed(5))
+        for k, s in enumerate(samples):
+            s.reward = float(k % 3)  # varied rewards, whatever the random model wrote
+        stats = tr.update(samples)
+        # The (clipped) gradients the step used; Adam's first step would magnify float noise.
+        runs.append((stats, [p.grad.clone() for p in tr.model.parameters() if p.grad is not None]))
+    (whole, p_whole), (micro, p_micro) = runs
+    for key in ("loss", "clip_frac", "kl", "entropy", "grad_norm"):
+        assert micro[key] == pytest.approx(whole[key], rel=1e-4, abs=1e-6), key
+    assert len(p_whole) == len(p_micro) > 0
+    for a, b in zip(p_whole, p_micro, strict=True):
+        torch.testing.assert_close(a, b, atol=1e-6, rtol=1e-4)
 
 
 def test_token_rewards_land_on_the_tokens_of_the_rewarded_characters(tmp_path):
