@@ -38,7 +38,7 @@ SANDBOX_UID = int(os.environ.get("CODEGYM_SANDBOX_UID", "60999"))
 _INNER_UID = 1000  # the uid commands see inside their user namespace
 
 _state: dict[str, Any] = {}
-_JOIN_FAILED = "codegym: could not join the run's cgroup"
+_JOIN_FAILED = "codegym: could not join the run's cgroup or set its rlimits"
 
 
 @dataclass
@@ -204,7 +204,7 @@ class LocalSandbox(HostWorkdir, Sandbox):
         if exit_code == 1 and err.startswith(b"bwrap:") and not timed_out:
             raise InfraError(f"bubblewrap failed: {decode(err).strip()}")
         if exit_code == 125 and _JOIN_FAILED.encode() in err:
-            raise InfraError(f"the run could not join its cgroup: {decode(err).strip()}")
+            raise InfraError(f"the run did not start: {decode(err).strip()}")
         return ExecResult(exit_code, decode(out), decode(err), timed_out, oom, truncated, duration)
 
     def spawn(self, cmd: Command, env: Mapping[str, str] | None = None, cwd: str | None = None) -> SandboxProcess:
@@ -230,7 +230,7 @@ class LocalSandbox(HostWorkdir, Sandbox):
         fds = [os.open(p, os.O_PATH) for p in setup["ro_paths"]]
         fds.append(os.open(self._fs.path, os.O_PATH))
         try:
-            args = [*self._launcher(cgroup), *self._prlimit(cgroup is None), setup["bwrap"]]
+            args = [*self._launcher(cgroup), setup["bwrap"]]
             args += ["--unshare-all", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
             args += ["--uid", str(_INNER_UID), "--gid", str(_INNER_UID)]
             for path, fd in zip(setup["ro_paths"], fds, strict=False):
@@ -246,8 +246,7 @@ class LocalSandbox(HostWorkdir, Sandbox):
             oom_before = cgroup.oom_kills() if cgroup else 0
             at = time.monotonic()
             # No preexec_fn and no user=: either would make Python fork() a possibly huge
-            # process (a learner with a model loaded) instead of vfork(). The launcher joins
-            # the cgroup and drops the uid, prlimit sets the rlimits, each then exec's the next.
+            # process (a learner with a model loaded) instead of vfork(); see _launcher.
             try:
                 proc = subprocess.Popen(
                     args,
@@ -268,27 +267,29 @@ class LocalSandbox(HostWorkdir, Sandbox):
                 os.close(fd)
 
     def _launcher(self, cgroup: RunCgroup | None) -> list[str]:
-        """As root: a shell that puts itself in the run's cgroup, then setpriv to the sandbox uid.
+        """What runs before bwrap: joins the cgroup, sets the rlimits, drops the uid; each exec's the next.
 
-        Everything the shell exec's (setpriv, prlimit, bwrap, the command) and forks after
-        joining is inside the cgroup from its first instruction.
+        As root with a cgroup, a shell puts itself in the run's cgroup and sets the rlimits
+        with ``ulimit``, so everything it exec's (setpriv, bwrap, the command) and forks is
+        inside the cgroup from its first instruction. Without a cgroup, prlimit(1) sets the
+        rlimits, with per-process memory and process caps in place of the cgroup's.
         """
-        if self._uid is None:
-            return []
-        drop = ["setpriv", f"--reuid={self._uid}", f"--regid={self._uid}", "--clear-groups", "--"]
-        if cgroup is None:
-            return drop
-        join = " && ".join(f"echo $$ > {f}" for f in cgroup.procs_files)
-        script = f'{join} || {{ echo "{_JOIN_FAILED}" >&2; exit 125; }}; exec "$@"'
-        return ["/bin/sh", "-c", script, "launcher", *drop]
-
-    def _prlimit(self, no_cgroup: bool) -> list[str]:
-        """Per-process caps, set by prlimit(1) just before it execs bwrap."""
         lim = self.limits
-        args = ["prlimit", f"--cpu={lim.cpu_s}:{lim.cpu_s + 1}", f"--fsize={lim.max_file_mb * 2**20}", "--core=0"]
-        if no_cgroup:  # no cgroup: memory and processes fall back to per-process caps
-            args += [f"--as={lim.memory_mb * 2**20}", f"--nproc={lim.max_processes}"]
-        return [*args, "--"]
+        drop = (
+            []
+            if self._uid is None
+            else ["setpriv", f"--reuid={self._uid}", f"--regid={self._uid}", "--clear-groups", "--"]
+        )
+        if cgroup is None:
+            caps = [f"--cpu={lim.cpu_s}:{lim.cpu_s + 1}", f"--fsize={lim.max_file_mb * 2**20}", "--core=0"]
+            caps += [f"--as={lim.memory_mb * 2**20}", f"--nproc={lim.max_processes}"]
+            return [*drop, "prlimit", *caps, "--"]
+        join = " && ".join(f"echo $$ > {f}" for f in cgroup.procs_files)
+        # ulimit -f counts 512-byte blocks in dash and in bash's POSIX mode alike.
+        rlimits = f"ulimit -S -t {lim.cpu_s} && ulimit -H -t {lim.cpu_s + 1} && ulimit -f {lim.max_file_mb * 2048}"
+        rlimits += " && ulimit -c 0"
+        script = f'{join} && {rlimits} || {{ echo "{_JOIN_FAILED}" >&2; exit 125; }}; exec "$@"'
+        return ["/bin/sh", "-c", script, "launcher", *drop]
 
     def fork(self) -> LocalSandbox:
         """A new sandbox on the same layers: copy-on-write, nothing copied up front."""
