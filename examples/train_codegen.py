@@ -10,8 +10,8 @@ from rewards alone on ``train`` functions it never saw; ``test`` is held out.
 
 Prints the held-out pass rate before and after RL (greedy, and pass@1 from 4 samples);
 writes metrics.jsonl and metrics.png under ``out_dir`` (default ``runs/codegen``).
-Seed 0 on the shared 2-core CPU (8.5 minutes): held-out greedy pass rate 0.60 -> 0.725,
-sampled pass@1 0.375 -> 0.51 after 30 GRPO steps.
+Seed 0 on the shared 2-core CPU (1.9 minutes): held-out greedy pass rate 0.60 -> 0.675,
+sampled pass@1 0.39 -> 0.49 after 30 GRPO steps (seed 1: 0.50 -> 0.575, 0.27 -> 0.36).
 """
 
 from __future__ import annotations

@@ -159,9 +159,8 @@ def _shared_prompt_logits(model: torch.nn.Module, batch: Batch) -> list[torch.Te
     base = model.get_base_model() if hasattr(model, "get_base_model") else model
     cache_kw = "cache" if "cache" in inspect.signature(base.forward).parameters else "past_key_values"
     pos = (batch.prompt_mask.cumsum(-1) - 1).clamp(min=0)  # (U, P) left padding
-    out = model(
-        input_ids=batch.prompts, attention_mask=batch.prompt_mask, position_ids=pos, use_cache=True, logits_to_keep=1
-    )
+    keep = {"logits_to_keep": 1} if _accepts(model, "logits_to_keep") else {}
+    out = model(input_ids=batch.prompts, attention_mask=batch.prompt_mask, position_ids=pos, use_cache=True, **keep)
     cache = getattr(out, cache_kw)
     cache.batch_select_indices(batch.prompt_of)  # (U, ...) -> (B, ...), differentiable indexing
     of = batch.prompt_of
