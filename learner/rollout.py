@@ -9,6 +9,8 @@ marked so the trainer drops them instead of learning from a fake zero.
 
 from __future__ import annotations
 
+import codecs
+import functools
 import inspect
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -143,25 +145,70 @@ def token_offsets(tokenizer: Any, ids: Sequence[int], text: str) -> list[tuple[i
 
     Uses the tokenizer's offset mapping when re-encoding ``text`` gives back ``ids`` (the
     usual case); otherwise (the sampler chose a non-canonical split) the offsets come from
-    decoding growing prefixes, which is exact for byte-level tokenizers up to partial
-    UTF-8 characters (those attach to the token that completes them).
+    the characters decoded after each token, which is exact for byte-level tokenizers up to
+    partial UTF-8 characters (those attach to the token that completes them).
     """
     if ids:
         enc = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
         if list(enc["input_ids"]) == list(ids):
             return [tuple(o) for o in enc["offset_mapping"]]
+    counts = _byte_level_char_counts(tokenizer, ids)
+    if counts is None:  # not a plain byte-level BPE: decode growing prefixes
+        heads = [list(ids[: i + 1]) for i in range(len(ids))]
+        backend = getattr(tokenizer, "backend_tokenizer", None)
+        if backend is not None and not getattr(tokenizer, "clean_up_tokenization_spaces", False):
+            prefixes = backend.decode_batch(heads, skip_special_tokens=True)  # one call into Rust
+        else:
+            prefixes = tokenizer.batch_decode(heads, skip_special_tokens=True)
+        counts = [len(prefix.rstrip("\ufffd")) for prefix in prefixes]
     offsets, prev = [], 0
-    heads = [list(ids[: i + 1]) for i in range(len(ids))]
-    backend = getattr(tokenizer, "backend_tokenizer", None)
-    if backend is not None and not getattr(tokenizer, "clean_up_tokenization_spaces", False):
-        prefixes = backend.decode_batch(heads, skip_special_tokens=True)  # one call into Rust
-    else:
-        prefixes = tokenizer.batch_decode(heads, skip_special_tokens=True)
-    for prefix in prefixes:
-        n = min(len(prefix.rstrip("\ufffd")), len(text))
+    for count in counts:
+        n = min(count, len(text))
         offsets.append((prev, max(n, prev)))
         prev = max(n, prev)
     return offsets
+
+
+@functools.lru_cache(maxsize=1)
+def _byte_decoder() -> dict[str, int]:
+    """GPT-2's byte-level alphabet, inverted: the character standing for each byte -> the byte."""
+    printable = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAC + 1)) + list(range(0xAE, 0xFF + 1))
+    chars, extra = {}, 0
+    for byte in range(256):
+        if byte in printable:
+            chars[chr(byte)] = byte
+        else:
+            chars[chr(256 + extra)] = byte
+            extra += 1
+    return chars
+
+
+def _byte_level_char_counts(tokenizer: Any, ids: Sequence[int]) -> list[int] | None:
+    """Characters decoded after each token, in one pass, for byte-level BPE tokenizers.
+
+    Each token stands for bytes; an incremental UTF-8 decoder (invalid bytes become U+FFFD, as
+    the tokenizer's own lossy decoding does) holds back a partial character until the token
+    that completes it. Special tokens decode to nothing (``skip_special_tokens``). None when
+    the tokenizer is not a plain byte-level one (then the caller decodes prefixes).
+    """
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is None or type(backend.decoder).__name__ != "ByteLevel":
+        return None
+    special = set(getattr(tokenizer, "all_special_ids", []))
+    added = {i for i in backend.get_added_tokens_decoder() if i not in special}
+    if added & set(ids):  # added tokens are stored as text, not bytes
+        return None
+    table = _byte_decoder()
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    counts, n = [], 0
+    for tok_id in ids:
+        piece = backend.id_to_token(tok_id)
+        if tok_id not in special and piece is not None:
+            if any(ch not in table for ch in piece):
+                return None
+            n += len(decoder.decode(bytes(table[ch] for ch in piece)))
+        counts.append(n)
+    return counts
 
 
 def spans_to_token_rewards(

@@ -104,6 +104,32 @@ def test_micro_batches_add_up_to_the_whole_batch_update(tmp_path, extra):
         torch.testing.assert_close(a, b, atol=1e-6, rtol=1e-4)
 
 
+def test_one_pass_byte_level_offsets_match_decoding_every_prefix():
+    from codegym.learner.models import build_tokenizer
+    from codegym.learner.rollout import _byte_decoder, _byte_level_char_counts
+
+    tok = build_tokenizer(["déjà vu — naïve café 😀 ok", "def f(x):\n    return x"], 300)
+    gen = torch.Generator().manual_seed(0)
+    byte_token = {b: c for c, b in _byte_decoder().items()}
+    words = ["déjà", " vu", " —", " naïve", " café", " 😀", " ok", "\n    return x"]
+    for _ in range(100):  # random texts, some characters split into their single-byte tokens
+        picks = torch.randint(0, len(words), (4,), generator=gen).tolist()
+        ids = []
+        for ch in "".join(words[k] for k in picks):
+            if torch.rand(1, generator=gen).item() < 0.5:
+                ids += tok.convert_tokens_to_ids([byte_token[b] for b in ch.encode()])
+            else:
+                ids += tok(ch, add_special_tokens=False)["input_ids"]
+        text = tok.decode(ids, skip_special_tokens=True)
+        prefixes = [tok.decode(ids[: i + 1], skip_special_tokens=True).rstrip("\ufffd") for i in range(len(ids))]
+        assert _byte_level_char_counts(tok, ids) == [len(p) for p in prefixes]
+        assert prefixes[-1] == text
+    for _ in range(50):  # arbitrary ids, invalid UTF-8 included: still monotone, inside the text
+        ids = torch.randint(0, len(tok), (12,), generator=gen).tolist()
+        counts = _byte_level_char_counts(tok, ids)
+        assert counts == sorted(counts) and counts[-1] <= len(tok.decode(ids, skip_special_tokens=True))
+
+
 def test_token_rewards_land_on_the_tokens_of_the_rewarded_characters(tmp_path):
     tr = Trainer(small(tmp_path), env=SpellEnv())
     samples = rollout(
