@@ -1,10 +1,17 @@
 """Apps graded per minute: the warm browser pool against launching Chromium per grading.
 
-Both sides grade the same gold apps with the same grader (``grade_in_browser``): the pool
-reuses one Chromium and opens a fresh context per grading; the baseline starts Playwright
-and Chromium for every grading and closes them after, as a grader without a pool would.
+Both sides grade the same gold apps with the same grader (``grade_in_browser``), the same
+Chromium switches and a static server per grading: the pool reuses one Chromium and opens a
+fresh context per grading (the next grading's context opens while this one runs); the
+baseline starts Playwright and Chromium for every grading and closes them after, as a grader
+without a pool would, and opens no context ahead (it would be thrown away). The two sides
+alternate app by app, so load from other processes falls on both alike. Every grading must
+pass every rubric item, or the run stops.
 
-    .venv/bin/python bench/web.py [--apps 8] [--rounds 2]
+The ratio is (launch + grade) / grade: the printed split says how much of a cold grading is
+the launch itself and how much the grading, which both sides pay.
+
+    .venv/bin/python bench/web.py [--apps 12] [--rounds 1]
 """
 
 from __future__ import annotations
@@ -18,7 +25,21 @@ from codegym.envs.webapp.grader import grade_in_browser
 from codegym.envs.webapp.pool import launch_once
 from codegym.envs.webapp.server import StaticServer
 
-SAMPLE = ["counter-01", "tabs-01", "modal-02", "convert-01", "todo-01", "quiz-01", "timer-01", "table-01"]
+# One app of each HTML family (the React ones differ only in the page they mount in).
+SAMPLE = [
+    "counter-01",
+    "tabs-01",
+    "modal-02",
+    "convert-01",
+    "todo-01",
+    "quiz-01",
+    "timer-01",
+    "table-01",
+    "reorder-01",
+    "form-01",
+    "calc-01",
+    "canvas-01",
+]
 
 
 def files_of(task):
@@ -62,16 +83,21 @@ def run(tasks, rounds):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--apps", type=int, default=len(SAMPLE))
+    ap.add_argument("--apps", type=int, default=len(SAMPLE), help=f"how many of {len(SAMPLE)} apps")
     ap.add_argument("--rounds", type=int, default=1)
     args = ap.parse_args()
     env = WebAppEnv()
     tasks = [env.tasks.get(i) for i in SAMPLE[: args.apps]]
     n = len(tasks) * args.rounds
     cold, warm = run(tasks, args.rounds)
-    print(f"apps graded: {n} ({sum(len(t['rubric']) for t in tasks) * args.rounds} rubric items)")
-    print(f"launch per grading: {cold:7.2f} s  {60 * n / cold:6.1f} apps/min")
-    print(f"warm pool:          {warm:7.2f} s  {60 * n / warm:6.1f} apps/min")
+    items = sum(len(t["rubric"]) for t in tasks) * args.rounds
+    print(f"apps graded: {n} per side ({items} rubric items)")
+    print(f"launch per grading: {cold:7.2f} s  {60 * n / cold:6.1f} apps/min  {cold / n:5.2f} s/app")
+    print(f"warm pool:          {warm:7.2f} s  {60 * n / warm:6.1f} apps/min  {warm / n:5.2f} s/app")
+    print(
+        f"split of a cold grading: launch {(cold - warm) / n:5.2f} s + grading {warm / n:5.2f} s "
+        f"({1000 * warm / items:.0f} ms per rubric item)"
+    )
     print(f"ratio (pool / launch per grading): {cold / warm:.2f}x  (goal >= 3x)")
 
 

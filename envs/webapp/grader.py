@@ -3,10 +3,11 @@
 Everything here is a coroutine on the pool's event loop (``pool.py``). A grading gets a fresh
 browser context; each rubric item then starts from a freshly loaded app with empty storage
 (localStorage, sessionStorage, IndexedDB, Cache Storage and cookies are wiped between items,
-see ``WIPE_INIT``), so one broken item cannot make another fail and a
-broken app fails exactly the items it breaks. A page that hangs costs its context: the
-next item gets a new one. The fake clock (``advance`` steps) is installed in every
-context; time flows naturally until a flow advances it.
+see ``WIPE_INIT``), so one broken item cannot make another fail and a broken app fails
+exactly the items it breaks. The first item runs on the page the runtime stage loaded, which
+is such a page (a new context, nothing but read-only probes has touched it). A page that
+hangs costs its context: the next item gets a new one. The fake clock (``advance`` steps) is
+installed in every context; time flows naturally until a flow advances it.
 
 Containment of the app's untrusted JavaScript (see the env docstring for the whole story):
 
@@ -28,6 +29,7 @@ import base64
 import io
 import json
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -142,6 +144,9 @@ class Session:
     #: selector -> handler sources, shared by the items of one grading (most items touch the
     #: same controls; asking DevTools once per control keeps credit cheap).
     handlers: dict[str, list[str]] = field(default_factory=dict)
+    #: the page is a fresh load of the app in a new context that nothing has acted on yet
+    #: (the runtime stage's load): the next item may run on it instead of loading it again.
+    fresh: bool = False
 
 
 async def open_session(browser: Any, origin: str, credit: bool = False, budget: Budget = Budget()) -> Session:
@@ -271,12 +276,25 @@ async def wipe(sess: Session, origin: str) -> None:
     await sess.cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
 
 
-async def load_check(sess: Session, origin: str, react: bool) -> dict[str, Any]:
-    """The runtime stage: load once, wait briefly, measure (did it load without errors?)."""
+SETTLE_S = 0.05  # errors thrown from setTimeout(0)/promises just after load are load errors
+
+
+async def load_check(
+    sess: Session, origin: str, react: bool, probe: Callable[[], Awaitable[Any]] | None = None
+) -> dict[str, Any]:
+    """The runtime stage: load once, wait briefly, measure (did it load without errors?).
+
+    ``probe`` (read-only questions about the fresh page) runs during the wait; its result is
+    ``out["probe"]``. It is not asked when the app rendered nothing or had a SyntaxError.
+    """
     out: dict[str, Any] = {"loaded": False, "hung": False, "dom_nodes": 0, "storage_bytes": 0}
     try:
         out["rendered"] = await asyncio.wait_for(goto(sess.page, origin, react), sess.budget.load_s + 3)
-        await asyncio.sleep(0.05)  # errors thrown from setTimeout(0)/promises after load
+        settle = asyncio.sleep(SETTLE_S)
+        if probe is not None and out["rendered"] and not _syntax_errors(sess.watch.page_errors):
+            out["probe"] = (await asyncio.gather(settle, probe()))[1]
+        else:
+            await settle
         out.update(await asyncio.wait_for(sess.page.evaluate(STATS_JS), 3))
         out["loaded"] = True
     except Exception as exc:  # noqa: BLE001 - a load timeout is the app's failure
@@ -287,6 +305,10 @@ async def load_check(sess: Session, origin: str, react: bool) -> dict[str, Any]:
     out["console_errors"] = list(w.console_errors)
     out["dialogs"] = w.dialogs
     return out
+
+
+def _syntax_errors(errors: list[dict[str, str]]) -> list[dict[str, str]]:
+    return [e for e in errors if e["name"] == "SyntaxError"]
 
 
 def _key(spec: dict[str, Any]) -> str:
@@ -321,10 +343,15 @@ async def initial_state(page: Any, items: list[dict[str, Any]]) -> dict[str, boo
 async def run_item(
     sess: Session, origin: str, react: bool, item: dict[str, Any], screenshots: str, initial: dict[str, bool]
 ) -> dict[str, Any]:
-    """Run one rubric item's flow on a freshly loaded app and say whether the transition was seen."""
+    """Run one rubric item's flow on a freshly loaded app and say whether the transition was seen.
+
+    When ``sess.fresh``, the page already is that app (the runtime stage's load, only probed):
+    the flow starts on it, and its evidence counts from that load on.
+    """
     steps = item["flow"]
     w = sess.watch
-    marks = (len(w.page_errors), len(w.console_errors))
+    reuse, sess.fresh = sess.fresh, False
+    marks = (0, 0) if reuse else (len(w.page_errors), len(w.console_errors))
     res: dict[str, Any] = {
         "id": item["id"],
         "passed": False,
@@ -337,7 +364,9 @@ async def run_item(
     page = sess.page
     try:
         await asyncio.wait_for(
-            _flow(page, sess.cdp if sess.credit else None, origin, react, steps, state, res, sess.handlers, initial),
+            _flow(
+                page, sess.cdp if sess.credit else None, origin, react, steps, state, res, sess.handlers, initial, reuse
+            ),
             sess.budget.item_s,
         )
     except TimeoutError:
@@ -376,9 +405,11 @@ async def _flow(
     res: dict[str, Any],
     cache: dict[str, list[str]],
     initial: dict[str, bool],
+    reuse: bool = False,
 ) -> None:
     try:
-        await goto(page, origin, react, fresh=True)
+        if not reuse:
+            await goto(page, origin, react, fresh=True)
     except Exception as exc:  # noqa: BLE001
         res["reason"] = f"the app did not load: {str(exc).splitlines()[0][:200]}"
         return
@@ -517,24 +548,36 @@ async def grade_in_browser(
     lanes = max(1, min(lanes, len(items)))
     first = await _take_spare(browser, origin, credit, budget)
     first.handlers = handler_cache
-    _keep_spare(browser, credit, budget)  # the next grading's context opens while this one runs
+    _keep_spare(browser, credit, budget)  # the next grading's context opens while this one runs (pools only)
     # the other lanes' contexts open while the first one loads the app
     extra = [asyncio.ensure_future(open_session(browser, origin, credit, budget)) for _ in range(lanes - 1)]
     results: list[dict[str, Any] | None] = [None] * len(items)
     sessions: list[Session | None] = [first]
     try:
-        load = await load_check(first, origin, react)
+
+        async def probe() -> dict[str, bool] | None:
+            try:
+                return await asyncio.wait_for(initial_state(first.page, items), budget.item_s)
+            except TimeoutError:
+                return None
+
+        load = await load_check(first, origin, react, probe)
+        initial = load.pop("probe", None)
         if load["hung"]:
             tally["hung"] = True
-        syntax = [e for e in load["page_errors"] if e["name"] == "SyntaxError"]
+        syntax = _syntax_errors(load["page_errors"])
         for fut in extra:
             sess = await fut
             sess.handlers = handler_cache
             sessions.append(sess)
         if load["loaded"] and not syntax and load.get("rendered", True):
-            try:
-                initial = await asyncio.wait_for(initial_state(first.page, items), budget.item_s)
-            except TimeoutError:
+            # The probed page is a fresh load with empty storage (a new context), untouched
+            # but for read-only probes, so the first item runs on it. Not after a probe timed
+            # out (the page may be stuck), nor with pixel probes (a screenshot may scroll).
+            first.fresh = initial is not None and not any(
+                s.get("expect") == "pixel" for it in items for s in it["flow"]
+            )
+            if initial is None:
                 initial = {}
             queue = list(enumerate(items))
 
@@ -546,7 +589,8 @@ async def grade_in_browser(
                         sess = sessions[k] = await open_session(browser, origin, credit, budget)
                         sess.handlers = handler_cache
                     try:
-                        await asyncio.wait_for(wipe(sess, origin), 10)
+                        if not sess.fresh:
+                            await asyncio.wait_for(wipe(sess, origin), 10)
                     except Exception:  # noqa: BLE001 - the page would not let go: new context
                         await close_session(sess, tally)
                         sess = sessions[k] = await open_session(browser, origin, credit, budget)
@@ -569,12 +613,21 @@ async def grade_in_browser(
     return {"load": load, "items": [r for r in results if r is not None], "tally": tally}
 
 
-# One fresh, unused context per browser for the next grading, opened while the current one
-# runs: opening a context (a new renderer process) is mostly waiting, which overlaps well.
+# One fresh, unused context per pooled browser for the next grading, opened while the current
+# one runs: opening a context (a new renderer process) is mostly waiting, which overlaps well.
+# A browser launched for one grading (the benchmark's baseline) gets none: it would be wasted.
 _SPARES: dict[int, tuple[tuple[bool, Budget], asyncio.Future[Session]]] = {}
+_POOLED: set[int] = set()
+
+
+def keep_spares(browser: Any) -> None:
+    """Mark ``browser`` as long-lived: each grading opens the next one's context ahead."""
+    _POOLED.add(id(browser))
 
 
 def _keep_spare(browser: Any, credit: bool, budget: Budget) -> None:
+    if id(browser) not in _POOLED:
+        return
     old = _SPARES.pop(id(browser), None)
     if old is not None:
         old[1].cancel()
@@ -585,6 +638,7 @@ def _keep_spare(browser: Any, credit: bool, budget: Budget) -> None:
 
 async def drop_spare(browser: Any) -> None:
     """Close the spare context kept for ``browser`` (the pool calls this before closing it)."""
+    _POOLED.discard(id(browser))
     spare = _SPARES.pop(id(browser), None)
     if spare is None:
         return

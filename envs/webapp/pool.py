@@ -54,6 +54,33 @@ LAUNCH_ARGS = [
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--proxy-server=http://127.0.0.1:9",
+    # Chromium keeps only the last --disable-features, so this one repeats Playwright's own list
+    # (playwright-core's chromiumSwitches.ts) and adds two that cost CPU on every grading:
+    # a spare renderer process is pre-started for the next navigation of the same context,
+    # and ours open one context per grading, so each spare was launched and never used (about
+    # half of all renderer launches); RenderDocument swaps the frame host on every same-site
+    # navigation, and every rubric item is one (about 20% of a page load's CPU).
+    "--disable-features="
+    + ",".join(
+        [
+            "AvoidUnnecessaryBeforeUnloadCheckSync",
+            "DestroyProfileOnBrowserClose",
+            "HttpsUpgrades",
+            "HttpsFirstBalancedModeAutoEnable",
+            "LensOverlay",
+            "MediaRouter",
+            "PaintHolding",
+            "ThirdPartyStoragePartitioning",
+            "AvoidCorsURLLoaderRestartOnRedirect",
+            "TcpPortRandomizationWin",
+            "OptimizationHints",
+            "NetworkTimeServiceQuerying",
+            "AimEnabled",
+            "PreconnectToSearch",
+            "SpareRendererForSitePerProcess",
+            "RenderDocument",
+        ]
+    ),
 ]
 
 
@@ -223,6 +250,9 @@ class BrowserPool:
             )
         except Exception as exc:
             raise InfraError(f"Chromium at {self.executable} failed to launch: {exc}") from exc
+        from .grader import keep_spares  # a long-lived browser: worth a context opened ahead
+
+        keep_spares(self._browser)
         self.launches += 1
 
     async def _stop_browser(self) -> None:

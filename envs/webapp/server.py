@@ -7,6 +7,8 @@ the page may reach; the browser context blocks every other request (see ``grader
 from __future__ import annotations
 
 import mimetypes
+import os
+import selectors
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -65,15 +67,31 @@ class StaticServer:
         self._server.files = {k: v.encode("utf-8") if isinstance(v, str) else v for k, v in files.items()}
         self.port = self._server.server_address[1]
         self.origin = f"http://127.0.0.1:{self.port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        # close() wakes the loop through this pipe: serve_forever's shutdown() would wait for
+        # its next poll (up to poll_interval, ~25 ms per grading on average).
+        self._wake_r, self._wake_w = os.pipe()
+        self._thread = threading.Thread(target=self._serve, name="codegym-static-server", daemon=True)
         self._thread.start()
+
+    def _serve(self) -> None:
+        with selectors.DefaultSelector() as sel:
+            sel.register(self._server, selectors.EVENT_READ)
+            sel.register(self._wake_r, selectors.EVENT_READ)
+            while True:
+                ready = sel.select()
+                if any(key.fileobj == self._wake_r for key, _ in ready):
+                    return
+                self._server.handle_request()  # the listening socket is readable: no wait
 
     def close(self) -> None:
         """Stop serving and free the port; safe to call twice."""
-        if self._thread.is_alive():
-            self._server.shutdown()
+        if self._wake_w >= 0:
+            os.write(self._wake_w, b"x")
             self._thread.join(5)
-        self._server.server_close()
+            self._server.server_close()
+            os.close(self._wake_r)
+            os.close(self._wake_w)
+            self._wake_r = self._wake_w = -1
 
     def __enter__(self) -> StaticServer:
         return self
