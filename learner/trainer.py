@@ -131,9 +131,10 @@ class Trainer:
         if cfg.lora_rank and not hasattr(model, "peft_config"):
             self.model = add_lora(model, cfg.lora_rank)
         self.ref: torch.nn.Module | None = None
-        self.opt = torch.optim.AdamW(
-            [p for p in self.model.parameters() if p.requires_grad], lr=cfg.learning_rate, weight_decay=0.0
-        )
+        trainable = [p for p in self.model.parameters() if p.requires_grad]
+        # The fused kernel does the whole step in one call (half the time of the per-tensor loop on CPU).
+        fused = all(p.device.type in ("cpu", "cuda") and p.dtype.is_floating_point for p in trainable)
+        self.opt = torch.optim.AdamW(trainable, lr=cfg.learning_rate, weight_decay=0.0, fused=fused or None)
         self.metrics_path = self.out / "metrics.jsonl"
         if resuming:
             self._load_state()
