@@ -79,7 +79,8 @@ def generate(
     Returns per row: the sampled ids (ending with ``eos_id`` when the model stopped), their
     log-probs under ``softmax(logits / temperature)`` (what the trainer recomputes), and
     whether the row stopped before ``max_new_tokens``. A group's G rows share one context,
-    so the prompt is run once per distinct context and its KV cache copied to the G rows.
+    so the prompt is run once per distinct context and its KV cache copied to the G rows;
+    rows that have stopped leave the batch (once a quarter of it has).
     """
     device = next(model.parameters()).device
     b, width = len(contexts), max(len(c) for c in contexts)
@@ -107,6 +108,8 @@ def generate(
     logps = torch.zeros((b, max_new_tokens))
     done = torch.zeros(b, dtype=torch.bool)
     lengths = torch.full((b,), max_new_tokens)
+    live = torch.arange(b)  # the output row of each row still in the decode batch
+    ended = torch.zeros(b, dtype=torch.bool, device=device)  # in the batch, but past its end token
     for t in range(max_new_tokens):
         logp_all = torch.log_softmax(logits / temperature, -1)
         if greedy:
@@ -118,13 +121,21 @@ def generate(
             tok = torch.multinomial(torch.softmax(scores, -1), 1, generator=generator).squeeze(1)
         else:
             tok = torch.multinomial(logp_all.exp(), 1, generator=generator).squeeze(1)
-        tok = torch.where(done, torch.full_like(tok, pad_id), tok)
-        tokens[:, t], logps[:, t] = tok.cpu(), logp_all.gather(1, tok[:, None]).squeeze(1).cpu()
-        newly = (~done) & (tok == eos_id)
-        lengths[newly.cpu()] = t + 1
-        done |= tok == eos_id
-        if bool(done.all()) or t == max_new_tokens - 1:
+        tok = torch.where(ended, torch.full_like(tok, pad_id), tok)
+        tokens[live, t], logps[live, t] = tok.cpu(), logp_all.gather(1, tok[:, None]).squeeze(1).cpu()
+        newly = (~ended) & (tok == eos_id)
+        lengths[live[newly.cpu()]] = t + 1
+        done[live[newly.cpu()]] = True
+        ended |= newly
+        if bool(ended.all()) or t == max_new_tokens - 1:
             break
+        if 4 * int(ended.sum()) >= len(live):
+            # A quarter of the batch has stopped: drop those rows (cache included) instead of
+            # decoding padding for them; waiting for a quarter keeps the cache copies rare.
+            keep = (~ended).nonzero().squeeze(1)
+            past.batch_select_indices(keep)
+            tok, attn, last, live = tok[keep], attn[keep], last[keep], live[keep.cpu()]
+            ended = ended[keep]
         last = last + 1
         out = model(
             input_ids=tok[:, None],

@@ -130,6 +130,21 @@ def test_one_pass_byte_level_offsets_match_decoding_every_prefix():
         assert counts == sorted(counts) and counts[-1] <= len(tok.decode(ids, skip_special_tokens=True))
 
 
+def test_rows_that_stop_early_leave_the_decode_batch_and_keep_exact_logprobs(tmp_path):
+    tr = Trainer(small(tmp_path, sft_steps=40, sft_learning_rate=3e-3, max_new_tokens=10), env=SpellEnv())
+    tr.warm_start()  # the model now ends most answers after three letters, some later
+    samples = rollout(tr.model, tr.tokenizer, tr.envs, [("cat", 0)] * 8 + [("sun", 1)] * 8, tr.settings,
+                      torch.Generator().manual_seed(6))
+    lengths = [len(s.token_ids) for s in samples]
+    stopped = sum(s.token_ids[-1] == tr.tokenizer.eos_token_id for s in samples)
+    assert stopped >= 4 and max(lengths) > min(lengths)  # rows left the batch while others decoded on
+    batch = make_batch(samples, tr.tokenizer.pad_token_id)
+    with torch.no_grad():
+        logp, _ = token_logprobs(tr.model.eval(), batch, 1.0)
+    m = batch.mask.bool()
+    torch.testing.assert_close(logp[m], batch.sampler_logp[m], atol=1e-4, rtol=1e-4)
+
+
 def test_token_rewards_land_on_the_tokens_of_the_rewarded_characters(tmp_path):
     tr = Trainer(small(tmp_path), env=SpellEnv())
     samples = rollout(
