@@ -114,13 +114,17 @@ def generate(
         logp_all = torch.log_softmax(logits / temperature, -1)
         if greedy:
             tok = logits.argmax(-1)
-        elif top_k:
-            scores = logits / temperature
-            kth = torch.topk(scores, min(top_k, scores.shape[-1])).values[:, -1:]
-            scores = scores.masked_fill(scores < kth, -float("inf"))
-            tok = torch.multinomial(torch.softmax(scores, -1), 1, generator=generator).squeeze(1)
         else:
-            tok = torch.multinomial(logp_all.exp(), 1, generator=generator).squeeze(1)
+            probs = logp_all.exp()
+            if top_k:
+                scores = logits / temperature
+                kth = torch.topk(scores, min(top_k, scores.shape[-1])).values[:, -1:]
+                probs = torch.softmax(scores.masked_fill(scores < kth, -float("inf")), -1)
+            # torch.multinomial(p, 1) is argmax(p / q), q ~ Exp(1) (the exponential race). The
+            # noise is drawn for all b rows whichever have left the batch, so each row's draw,
+            # and the generator's state afterwards, do not depend on when rows leave.
+            q = torch.empty((b, probs.shape[-1]), device=device).exponential_(1, generator=generator)
+            tok = (probs / q[live.to(device)]).argmax(-1)
         tok = torch.where(ended, torch.full_like(tok, pad_id), tok)
         tokens[live, t], logps[live, t] = tok.cpu(), logp_all.gather(1, tok[:, None]).squeeze(1).cpu()
         newly = (~ended) & (tok == eos_id)

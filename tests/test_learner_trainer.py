@@ -145,6 +145,17 @@ def test_rows_that_stop_early_leave_the_decode_batch_and_keep_exact_logprobs(tmp
     torch.testing.assert_close(logp[m], batch.sampler_logp[m], atol=1e-4, rtol=1e-4)
 
 
+def test_the_exponential_race_draws_exactly_what_torch_multinomial_draws():
+    # generate() samples with argmax(p / q), q ~ Exp(1), drawn for every row of the batch; that
+    # this equals torch.multinomial(p, 1) keeps runs identical to plain multinomial sampling.
+    p = torch.softmax(torch.randn(16, 300, generator=torch.Generator().manual_seed(0)), -1)
+    g1, g2 = torch.Generator().manual_seed(7), torch.Generator().manual_seed(7)
+    for _ in range(10):
+        a = torch.multinomial(p, 1, generator=g1).squeeze(1)
+        b = (p / torch.empty_like(p).exponential_(1, generator=g2)).argmax(-1)
+        assert torch.equal(a, b)
+
+
 def test_token_rewards_land_on_the_tokens_of_the_rewarded_characters(tmp_path):
     tr = Trainer(small(tmp_path), env=SpellEnv())
     samples = rollout(
