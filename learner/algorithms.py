@@ -99,12 +99,13 @@ def bot_grpo_advantages(token_rewards: Tensor, mask: Tensor, group: Tensor, scal
 
 
 def pure_min_form(token_rewards: Tensor, reward_positions: Tensor, mask: Tensor, temperature: float = 0.0) -> Tensor:
-    r"""PURE min-form credit (Cheng et al. 2025, "Stop Summation: Min-Form Credit Assignment
-    Is All Process Reward Model Needs for Reasoning", arXiv 2504.15275).
+    r"""PURE min-form credit: each token's process return is the worst reward ahead of it.
 
-    The value of token ``t`` is the worst process reward still ahead of it, not the sum,
-    which stops the policy from farming many small positive steps. With ``F_t`` the rewarded
-    tokens at or after ``t`` (``reward_positions`` marks them):
+    Cheng et al. 2025, "Stop Summation: Min-Form Credit Assignment Is All Process Reward Model
+    Needs for Reasoning", arXiv 2504.15275. The value of token ``t`` is the worst process
+    reward still ahead of it, not the sum, which stops the policy from farming many small
+    positive steps. With ``F_t`` the rewarded tokens at or after ``t`` (``reward_positions``
+    marks them):
 
     * ``temperature = 0`` (hard min): ``G_{i,t} = min_{t' in F_t} r_{i,t'}``;
     * ``temperature = T > 0`` (soft min, PURE's temperature-weighted form):

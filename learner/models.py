@@ -96,10 +96,10 @@ def save_lora_checkpoint(model: torch.nn.Module, folder: Path, base_on_disk: boo
 
 
 def load_lora_checkpoint(folder: Path, rank: int, base_path: str | None) -> torch.nn.Module:
-    """The LoRA model written by :func:`save_lora_checkpoint`, trainable, parameters in the
-    same order as :func:`add_lora` makes them (so a saved optimizer state maps onto them).
+    """The LoRA model written by :func:`save_lora_checkpoint`, trainable.
 
-    ``base_path`` is the base model's folder when it was on disk; None rebuilds it from
+    Its parameters come in the order :func:`add_lora` makes them, so a saved optimizer state
+    maps onto them. ``base_path`` is the base model's folder when it was on disk; None rebuilds it from
     ``folder/base`` and ``lora_full_state.pt``.
     """
     from peft import set_peft_model_state_dict

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
-from gymnasium.utils import seeding
 import numpy as np
 import torch
 from codegym.learner import algorithms as alg
@@ -38,6 +37,7 @@ from codegym.learner.offline import load_offline
 from codegym.learner.plots import plot_run
 from codegym.learner.rollout import RolloutSettings, Sample, rollout, task_refs
 from codegym.learner.sft import sft_examples, sft_train
+from gymnasium.utils import seeding
 
 
 def seed_everything(seed: int) -> torch.Generator:

@@ -6,10 +6,11 @@ import subprocess
 import sys
 import textwrap
 
-from codegym.core import Outcome
 from codegym.learner.trainer import Trainer
 from test_learner_toyenv import SpellEnv
 from test_learner_trainer import small
+
+from codegym.core import Outcome
 
 # Wall-clock fields are the only ones allowed to differ between two runs of one seed.
 TIMINGS = ("rollout_s", "update_s", "tokens_per_s")

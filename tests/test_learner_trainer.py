@@ -79,8 +79,12 @@ def test_running_each_shared_prompt_once_gives_the_full_forwards_logprobs_and_gr
 
 @pytest.mark.parametrize(
     "extra",
-    [dict(algorithm="grpo"), dict(algorithm="dapo", dynamic_sampling=False), dict(algorithm="dr_grpo", beta=0.1),
-     dict(algorithm="gspo", erpo_keep=1)],
+    [
+        dict(algorithm="grpo"),
+        dict(algorithm="dapo", dynamic_sampling=False),
+        dict(algorithm="dr_grpo", beta=0.1),
+        dict(algorithm="gspo", erpo_keep=1),
+    ],
     ids=lambda d: d["algorithm"],
 )
 def test_micro_batches_add_up_to_the_whole_batch_update(tmp_path, extra):
@@ -89,8 +93,14 @@ def test_micro_batches_add_up_to_the_whole_batch_update(tmp_path, extra):
         tr = Trainer(small(tmp_path / str(micro), micro_batch_size=micro, learning_rate=1e-2, **extra), env=SpellEnv())
         if tr.cfg.beta:
             tr.ref = copy.deepcopy(tr.model).eval()
-        samples = rollout(tr.model, tr.tokenizer, tr.envs, [("cat", 0)] * 4 + [("dog", 1)] * 4, tr.settings,
-                          torch.Generator().manual_seed(5))
+        samples = rollout(
+            tr.model,
+            tr.tokenizer,
+            tr.envs,
+            [("cat", 0)] * 4 + [("dog", 1)] * 4,
+            tr.settings,
+            torch.Generator().manual_seed(5),
+        )
         for k, s in enumerate(samples):
             s.reward = float(k % 3)  # varied rewards, whatever the random model wrote
         stats = tr.update(samples)
@@ -133,8 +143,14 @@ def test_one_pass_byte_level_offsets_match_decoding_every_prefix():
 def test_rows_that_stop_early_leave_the_decode_batch_and_keep_exact_logprobs(tmp_path):
     tr = Trainer(small(tmp_path, sft_steps=40, sft_learning_rate=3e-3, max_new_tokens=10), env=SpellEnv())
     tr.warm_start()  # the model now ends most answers after three letters, some later
-    samples = rollout(tr.model, tr.tokenizer, tr.envs, [("cat", 0)] * 8 + [("sun", 1)] * 8, tr.settings,
-                      torch.Generator().manual_seed(6))
+    samples = rollout(
+        tr.model,
+        tr.tokenizer,
+        tr.envs,
+        [("cat", 0)] * 8 + [("sun", 1)] * 8,
+        tr.settings,
+        torch.Generator().manual_seed(6),
+    )
     lengths = [len(s.token_ids) for s in samples]
     stopped = sum(s.token_ids[-1] == tr.tokenizer.eos_token_id for s in samples)
     assert stopped >= 4 and max(lengths) > min(lengths)  # rows left the batch while others decoded on
