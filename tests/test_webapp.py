@@ -233,3 +233,23 @@ def test_items_do_not_see_each_others_storage():
     e.reset()
     _, reward, _, _, info = e.step(f"```html\n{app}\n```")
     assert reward == 1.0, info["feedback"]
+
+
+def test_first_item_runs_on_the_runtime_load_as_fresh_as_the_others_and_keeps_its_load_errors():
+    # The first item reuses the page the runtime stage loaded (only read-only probes touched
+    # it): it must see the same fresh state as a reloaded item, and the error thrown while
+    # that page loaded is its evidence as much as the reloaded items'.
+    app = """<p id="n">0</p><button id="inc">+</button><script>
+      let n = 0;
+      document.getElementById("inc").onclick = () => { n += 1; document.getElementById("n").textContent = n; };
+      </script><script>throw new Error("init failure");</script>"""
+    item = {"text": "+ adds one", "flow": [{"click": "#inc"}, {"expect": "text", "sel": "#n", "equals": "1"}]}
+    rubric = [{"id": f"inc-{k}", **item} for k in range(3)]
+    e = WebAppEnv(tasks=[{"id": "first", "request": "first", "gold": app, "rubric": rubric}])
+    e.reset()
+    _, _, _, _, info = e.step(f"```html\n{app}\n```")
+    items = info["verdict"]["items"]
+    assert [it["passed"] for it in items] == [True, True, True], info["feedback"]
+    assert info["reward_components"]["runtime"] == 0.0
+    for it in items:
+        assert [err["message"] for err in it["evidence"]["page_errors"]] == ["init failure"], it
