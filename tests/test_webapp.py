@@ -147,6 +147,22 @@ def test_component_that_throws_on_render_fails_runtime(env):
     assert "render exploded" in info["feedback"]
 
 
+def test_error_thrown_in_a_timer_callback_fails_runtime():
+    # The fake clock runs timers itself and logs their errors to the console: no
+    # "pageerror" fires, yet the app threw, so runtime must be 0 and the error in evidence.
+    app = """<p id="n">0</p><script>
+      setTimeout(() => { document.getElementById("n").textContent = "1"; null.boom; }, 10);
+      </script>"""
+    item = {"text": "shows one", "flow": [{"advance": 100}, {"expect": "text", "sel": "#n", "equals": "1"}]}
+    e = WebAppEnv(tasks=[{"id": "timer-throws", "request": "r", "gold": app, "rubric": [{"id": "one", **item}]}])
+    e.reset()
+    _, _, _, _, info = e.step(f"```html\n{app}\n```")
+    e.close()
+    assert info["reward_components"]["runtime"] == 0.0, info["feedback"]
+    errors = info["verdict"]["items"][0]["evidence"]["page_errors"]
+    assert errors and errors[0]["name"] == "TypeError" and "boom" in errors[0]["message"], errors
+
+
 def test_html_syntax_error_stops_at_the_source_level(env):
     html = "<html><body><button id='inc'>+</button><script>function (}</script></body></html>"
     _, reward, _, _, info = step(env, "counter-01", f"```html\n{html}\n```")

@@ -47,6 +47,8 @@ from .flows import (
 )
 
 CLOSE_TIMEOUT_S = 5.0
+#: In the stack of an error thrown by a timer callback that Playwright's fake clock ran.
+TIMER_FRAME = "at ClockController._callFirstTimer"
 FIXED_TIME = 1_767_225_600_000  # 2026-01-01T00:00:00Z: fake clocks start here, for determinism
 VIEWPORT = {"width": 640, "height": 480}
 LIMITS = {"dom_nodes": 20_000, "storage_bytes": 1_000_000, "dialogs": 10, "popups": 0}
@@ -210,7 +212,14 @@ async def _new_session(browser: Any, credit: bool, budget: Budget) -> Session:
             watch.navigated_away.append(frame.url[:200])
 
     def on_console(msg: Any) -> None:
-        if msg.type == "error" and len(watch.console_errors) < 50:
+        if msg.type != "error":
+            return
+        if TIMER_FRAME in msg.text:  # uncaught in a timer: the fake clock logs it, no pageerror fires
+            if len(watch.page_errors) < 50:
+                first = msg.text.split("\n", 1)[0]
+                name, _, message = first.partition(": ")
+                watch.page_errors.append({"name": name or "Error", "message": message[:300], "stack": msg.text[:1200]})
+        elif len(watch.console_errors) < 50:
             watch.console_errors.append(msg.text[:300])
 
     def on_error(err: Any) -> None:
