@@ -63,9 +63,8 @@ def main() -> None:
         if key != "tessellation_s":
             shown += value
         print(f"  {key[:-2]:14} {value / args.evals * 1000:8.1f} ms  {value / total:6.1%}{note}")
-    print(
-        f"  {'other':14} {(total - shown) / args.evals * 1000:8.1f} ms  {(total - shown) / total:6.1%}  (views, PNG, checks)"
-    )
+    other = total - shown
+    print(f"  {'other':14} {other / args.evals * 1000:8.1f} ms  {other / total:6.1%}  (views, PNG, checks)")
     cold_exec = cold_split.get("execution_s", 0.0) / args.cold_evals
     print(
         f"fresh interpreter execution: {cold_exec * 1000:.0f} ms per evaluation "

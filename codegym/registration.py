@@ -20,24 +20,52 @@ class EnvEntry:
 
 
 ENVS: list[EnvEntry] = [
-    EnvEntry("CodeGen-v0", "codegym.envs.codegen:CodeGenEnv",
-             "function-level code generation graded by hidden unit tests (multi-turn repair optional)"),
-    EnvEntry("CodeOptimization-v0", "codegym.envs.codegen:CodeOptimizationEnv",
-             "make a slow but correct program faster; reward from calibrated cost", nondeterministic=True),
-    EnvEntry("CodeRepair-v0", "codegym.envs.agentic:CodeRepairEnv",
-             "SWE-bench style repository repair with hidden fail-to-pass / pass-to-pass tests"),
-    EnvEntry("TestGen-v0", "codegym.envs.agentic:TestGenEnv",
-             "write tests that fail on the buggy repository and pass on the fix"),
-    EnvEntry("Terminal-v0", "codegym.envs.agentic:TerminalEnv",
-             "Terminal-Bench style shell tasks checked by a hidden verifier"),
-    EnvEntry("ImageToSVG-v0", "codegym.envs.image2code:ImageToSVGEnv",
-             "draw a target image as SVG; dense reward from the progress of intermediate renders"),
-    EnvEntry("ImageToTikZ-v0", "codegym.envs.image2code:ImageToTikZEnv",
-             "draw a target image as TikZ; dense reward from the progress of intermediate renders"),
-    EnvEntry("TextToCAD-v0", "codegym.envs.cad:TextToCADEnv",
-             "write cadquery code for a described part; graded by Chamfer distance and F1"),
-    EnvEntry("WebApp-v0", "codegym.envs.webapp:WebAppEnv",
-             "build a web app from a request; graded by executable flows in headless Chromium"),
+    EnvEntry(
+        "CodeGen-v0",
+        "codegym.envs.codegen:CodeGenEnv",
+        "function-level code generation graded by hidden unit tests (multi-turn repair optional)",
+    ),
+    EnvEntry(
+        "CodeOptimization-v0",
+        "codegym.envs.codegen:CodeOptimizationEnv",
+        "make a slow but correct program faster; reward from calibrated cost",
+        nondeterministic=True,
+    ),
+    EnvEntry(
+        "CodeRepair-v0",
+        "codegym.envs.agentic:CodeRepairEnv",
+        "SWE-bench style repository repair with hidden fail-to-pass / pass-to-pass tests",
+    ),
+    EnvEntry(
+        "TestGen-v0",
+        "codegym.envs.agentic:TestGenEnv",
+        "write tests that fail on the buggy repository and pass on the fix",
+    ),
+    EnvEntry(
+        "Terminal-v0",
+        "codegym.envs.agentic:TerminalEnv",
+        "Terminal-Bench style shell tasks checked by a hidden verifier",
+    ),
+    EnvEntry(
+        "ImageToSVG-v0",
+        "codegym.envs.image2code:ImageToSVGEnv",
+        "draw a target image as SVG; dense reward from the progress of intermediate renders",
+    ),
+    EnvEntry(
+        "ImageToTikZ-v0",
+        "codegym.envs.image2code:ImageToTikZEnv",
+        "draw a target image as TikZ; dense reward from the progress of intermediate renders",
+    ),
+    EnvEntry(
+        "TextToCAD-v0",
+        "codegym.envs.cad:TextToCADEnv",
+        "write cadquery code for a described part; graded by Chamfer distance and F1",
+    ),
+    EnvEntry(
+        "WebApp-v0",
+        "codegym.envs.webapp:WebAppEnv",
+        "build a web app from a request; graded by executable flows in headless Chromium",
+    ),
 ]
 
 

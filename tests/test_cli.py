@@ -27,7 +27,9 @@ def test_help_lists_delegated_commands(capsys: pytest.CaptureFixture[str]) -> No
     assert "train" in out and "synth-tasks" in out and "validate" in out
 
 
-def test_play_shows_the_reward_breakdown_of_gold_and_a_file_policy(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_play_shows_the_reward_breakdown_of_gold_and_a_file_policy(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert cli.main(["play", "CodeGen-v0", "--policy", "gold", "--seed", "1"]) == 0
     out = capsys.readouterr().out
     assert "reward 1.000" in out and "pass_rate" in out

@@ -17,30 +17,54 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_built_wheel_maps_every_top_level_folder_and_ships_the_assets(tmp_path: Path) -> None:
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
         check=True,
         capture_output=True,
     )
     wheel = next(tmp_path.glob("codegym-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
-    for module in ("codegym/__init__.py", "codegym/envs/__init__.py", "codegym/learner/__init__.py",
-                   "codegym/wrappers/__init__.py", "codegym/sandbox/local.py"):
+    for module in (
+        "codegym/__init__.py",
+        "codegym/envs/__init__.py",
+        "codegym/learner/__init__.py",
+        "codegym/wrappers/__init__.py",
+        "codegym/sandbox/local.py",
+    ):
         assert module in names
     shipped_assets = {n for n in names if n.startswith("codegym/assets/") and not n.endswith(".py")}
-    on_disk = {p for p in (ROOT / "assets").rglob("*") if p.is_file() and p.suffix != ".py" and "__pycache__" not in p.parts}
+    on_disk = {
+        p for p in (ROOT / "assets").rglob("*") if p.is_file() and p.suffix != ".py" and "__pycache__" not in p.parts
+    }
     assert len(shipped_assets) == len(on_disk)
     assert not any(n.startswith(("tests/", "bench/", "examples/")) for n in names)
 
     # Installed from the wheel alone (no editable mapping), the envs find their bundled tasks.
     site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(wheel)], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(wheel)], check=True
+    )
     probe = (
         "import codegym, gymnasium as gym; env = gym.make('CodeGen-v0'); "
         "print(codegym.__file__); print(len(env.unwrapped.tasks))"
     )
     out = subprocess.run(
-        [sys.executable, "-c", probe], cwd=tmp_path, env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
-        capture_output=True, text=True, check=True,
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.split()
     assert out[0].startswith(str(site)) and int(out[1]) > 0
 

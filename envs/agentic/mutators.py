@@ -135,9 +135,7 @@ class _Mutator(cst.CSTTransformer):
         if self._when("negate_condition", original):
             if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
                 return updated.with_changes(test=test.expression)
-            return updated.with_changes(
-                test=cst.UnaryOperation(cst.Not(), _paren(test))
-            )
+            return updated.with_changes(test=cst.UnaryOperation(cst.Not(), _paren(test)))
         return updated
 
     def leave_SimpleStatementLine(

@@ -116,8 +116,8 @@ class TextToCADEnv(CodeEnv):
     n_points: points sampled per surface (8192). f1_threshold: ``tau`` (0.02 of the part size).
     point_seed: sampling seed. token_rewards: score each step (costs one tessellation each).
     timeout_s, memory_mb: per-attempt limits. pool: ``"auto"`` (warm on the local sandbox,
-    else cold), ``"warm"`` (forking worker, local sandbox only) or ``"cold"`` (a fresh interpreter per attempt via ``Sandbox.run``, any
-    backend). view_size: pixels per rendered view.
+    else cold), ``"warm"`` (forking worker, local sandbox only) or ``"cold"`` (a fresh
+    interpreter per attempt via ``Sandbox.run``, any backend). view_size: pixels per rendered view.
 
     ## Version history
     v0: initial version.

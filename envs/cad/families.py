@@ -65,7 +65,8 @@ def bracket(w: float, a: float, b: float, t: float, d: float, fillet: float) -> 
         "intermediate": f"A right-angle bracket: a horizontal leg and a vertical leg of equal thickness, "
         f"{'longer than' if a > b else 'shorter than' if a < b else 'as long as'} the vertical one, "
         f"one round hole through the middle of each leg, and the tip of the horizontal leg rounded.",
-        "expert": f"An L bracket {_n(w)} mm wide (along Y, centred): horizontal leg {_n(a)} mm long along X, vertical leg "
+        "expert": f"An L bracket {_n(w)} mm wide (along Y, centred): horizontal leg {_n(a)} mm long along X, "
+        "vertical leg "
         f"{_n(b)} mm tall along Z, both {_n(t)} mm thick, outer corner at the origin. A {_n(d)} mm hole "
         f"through each leg, centred on the leg's free length; the top outer edge of the horizontal leg's "
         f"tip filleted with radius {_n(fillet)} mm.",
@@ -88,7 +89,8 @@ def flange(
         "beginner": "A round flange: a disc with a raised hub, a central bore and a ring of bolt holes.",
         "intermediate": f"A circular flange with a raised cylindrical hub on one face, a bore through the centre and "
         f"{n} equally spaced bolt holes on a circle between the hub and the rim.",
-        "expert": f"A flange disc {_n(D)} mm in diameter and {_n(t)} mm thick sitting on the XY plane (Z from 0), with a "
+        "expert": f"A flange disc {_n(D)} mm in diameter and {_n(t)} mm thick sitting on the XY plane (Z from 0), "
+        "with a "
         f"hub {_n(hub_d)} mm in diameter rising {_n(hub_h)} mm above it; a {_n(bore)} mm bore through the "
         f"centre; {n} bolt holes of {_n(bolt_d)} mm equally spaced on a {_n(pcd)} mm pitch circle, "
         f"the first on the +X axis.",
@@ -112,7 +114,8 @@ def shaft(
         "beginner": "A round stepped shaft with a keyway slot cut into its side.",
         "intermediate": "A cylindrical shaft with a narrower step at one end and a rounded-end keyway slot cut along "
         "the middle of the main diameter, parallel to the axis.",
-        "expert": f"A shaft along Z: main diameter {_n(D)} mm for {_n(L)} mm (Z from 0), then a step of {_n(step_d)} mm "
+        "expert": f"A shaft along Z: main diameter {_n(D)} mm for {_n(L)} mm (Z from 0), "
+        f"then a step of {_n(step_d)} mm "
         f"diameter and {_n(step_l)} mm length. A keyway on the +X side, centred at Z = {_n(L / 2)} mm: "
         f"{_n(key_l)} mm long with rounded ends, {_n(key_w)} mm wide, {_n(key_d)} mm deep.",
     }
@@ -194,7 +197,10 @@ def revolved(kind: str, R: float, H: float, r2: float, h2: float) -> tuple[str, 
 
 
 def lofted(kind: str, a: float, b: float, h: float, r: float) -> tuple[str, dict[str, str]]:
-    """A lofted part: rectangle-to-circle transition or a drilled square frustum. Returns (gold script, descriptions by level)."""
+    """A lofted part: rectangle-to-circle transition or a drilled square frustum.
+
+    Returns (gold script, descriptions by level).
+    """
     if kind == "transition":
         code = HEADER + (
             f'result = (\n    cq.Workplane("XY").rect({_n(a)}, {_n(b)})\n'
@@ -205,7 +211,10 @@ def lofted(kind: str, a: float, b: float, h: float, r: float) -> tuple[str, dict
             "A solid that morphs from a rectangle at the bottom to a circle at the top.",
             "A lofted solid from a rectangular base to a circular top face.",
         )
-        exp = f"A loft from a {_n(a)} x {_n(b)} mm rectangle on the XY plane (centred) to a circle of radius {_n(r)} mm at Z = {_n(h)} mm."
+        exp = (
+            f"A loft from a {_n(a)} x {_n(b)} mm rectangle on the XY plane (centred) "
+            f"to a circle of radius {_n(r)} mm at Z = {_n(h)} mm."
+        )
     else:
         code = HEADER + (
             f'result = (\n    cq.Workplane("XY").rect({_n(a)}, {_n(a)})\n'

@@ -119,12 +119,22 @@ def fn_task(p: Fn, index: int) -> dict[str, Any]:
     ex = tests[min(len(p.edge), len(tests) - 1)]
     call = f"{entry}({', '.join(repr(a) for a in ex['args'])})"
     doc = textwrap.indent(textwrap.fill(p.doc, 84), "    ")
-    prompt = (f"Complete this Python function.\n\n```python\n{p.signature}\n    \"\"\"\n{doc}\n\n"
-              f"    >>> {call}\n    {ex['expected']!r}\n    \"\"\"\n```\n\n"
-              + ANSWER_FORMAT.format(what="function", lang="python"))
-    task = {"id": f"fn-{p.id}", "difficulty": p.difficulty, "split": "test" if index % 5 == 4 else "train",
-            "kind": "function", "language": "python", "prompt": prompt, "entry_point": entry,
-            "tests": tests, "gold": p.gold}
+    prompt = (
+        f'Complete this Python function.\n\n```python\n{p.signature}\n    """\n{doc}\n\n'
+        f'    >>> {call}\n    {ex["expected"]!r}\n    """\n```\n\n'
+        + ANSWER_FORMAT.format(what="function", lang="python")
+    )
+    task = {
+        "id": f"fn-{p.id}",
+        "difficulty": p.difficulty,
+        "split": "test" if index % 5 == 4 else "train",
+        "kind": "function",
+        "language": "python",
+        "prompt": prompt,
+        "entry_point": entry,
+        "tests": tests,
+        "gold": p.gold,
+    }
     if p.wrong:
         task["wrong"] = p.wrong
     if p.float_tol is not None:
@@ -160,12 +170,22 @@ def io_tasks(p: Io, index: int) -> list[dict[str, Any]]:
     tests = [{"input": t, "output": run_python_io(p.golds["python"], t)} for t in inputs]
     out = []
     for lang, gold in p.golds.items():
-        prompt = (f"{p.statement.strip()}\n\nExample input:\n```\n{tests[0]['input']}```\nExample output:\n```\n"
-                  f"{tests[0]['output']}```\n\nWrite the program in {LANG_NAMES[lang]}: read standard input, "
-                  f"write standard output. " + ANSWER_FORMAT.format(what="program", lang=lang))
-        task = {"id": f"io-{p.id}-{lang}", "difficulty": p.difficulty,
-                "split": "test" if index % 5 == 4 else "train", "kind": "stdio", "language": lang,
-                "prompt": prompt, "tests": tests, "gold": gold, "timeout": 6.0}
+        prompt = (
+            f"{p.statement.strip()}\n\nExample input:\n```\n{tests[0]['input']}```\nExample output:\n```\n"
+            f"{tests[0]['output']}```\n\nWrite the program in {LANG_NAMES[lang]}: read standard input, "
+            f"write standard output. " + ANSWER_FORMAT.format(what="program", lang=lang)
+        )
+        task = {
+            "id": f"io-{p.id}-{lang}",
+            "difficulty": p.difficulty,
+            "split": "test" if index % 5 == 4 else "train",
+            "kind": "stdio",
+            "language": lang,
+            "prompt": prompt,
+            "tests": tests,
+            "gold": gold,
+            "timeout": 6.0,
+        }
         if lang in p.wrong:
             task["wrong"] = p.wrong[lang]
         if p.float_tol is not None:
