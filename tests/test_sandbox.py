@@ -64,6 +64,15 @@ def test_memory_bomb_is_oom_killed(sb: Sandbox) -> None:
     assert res.oom_killed or res.exit_code != 0
 
 
+def test_files_left_in_the_work_dir_do_not_eat_the_next_runs_memory(backend: str) -> None:
+    # Work-dir files live on a tmpfs charged to the memory cgroup that wrote them.
+    with create(backend, memory_mb=256, disk_mb=512) as box:
+        assert box.run("head -c 200M /dev/zero > blob").ok
+        res = box.run(["python3", "-c", "x = bytearray(200 * 1024**2); print('allocated')"])
+        assert res.stdout == "allocated\n" and not res.oom_killed, res
+        assert box.run(["python3", "-c", "x = bytearray(400 * 1024**2)"]).exit_code != 0
+
+
 def test_infinite_loop_hits_the_wall_clock(sb: Sandbox) -> None:
     res = sb.run("while :; do :; done", timeout=1.5)
     assert res.timed_out and res.duration_s < 5

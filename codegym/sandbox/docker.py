@@ -284,6 +284,7 @@ class DockerSandbox(HostWorkdir, Sandbox):
         else:
             container, fs = spare
         self._container, self._fs = container, fs
+        self._armed = limits.memory_mb * 2**20
         self._finalizer = weakref.finalize(self, _release, container.id, fs)
         # Mounted only now: the container must bind the empty shared mount point, not an
         # overlay on it, to see the overlays mounted there later (see the module docstring).
@@ -304,6 +305,7 @@ class DockerSandbox(HostWorkdir, Sandbox):
         argv = ["/bin/sh", "-c", cmd] if isinstance(cmd, str) else list(cmd)
         api = self._client.api
         path = f"{sys.prefix}/bin:/usr/local/bin:/usr/bin:/bin"
+        self._rearm()
         oom_before = self._oom_kills()
         started = time.monotonic()
         try:
@@ -345,16 +347,39 @@ class DockerSandbox(HostWorkdir, Sandbox):
         api = self._client.api
         api.exec_start(api.exec_create(self._container.id, ["kill", "-9", "-1"], user=self._user)["Id"])
 
-    def _oom_kills(self) -> int:
+    def _cgroup_file(self, *names: str) -> Path | None:
+        """The first of ``names`` in the container's memory cgroup (v1 or v2 layout), if readable."""
         for root in ("/sys/fs/cgroup/memory/docker", "/sys/fs/cgroup/system.slice", "/sys/fs/cgroup/docker"):
-            for name in (self._container.id, f"docker-{self._container.id}.scope"):
-                for events in ("memory.oom_control", "memory.events"):
-                    p = Path(root, name, events)
+            for folder in (self._container.id, f"docker-{self._container.id}.scope"):
+                for name in names:
+                    p = Path(root, folder, name)
                     if p.exists():
-                        for line in p.read_text().splitlines():
-                            if line.startswith("oom_kill "):
-                                return int(line.split()[1])
+                        return p
+        return None
+
+    def _oom_kills(self) -> int:
+        p = self._cgroup_file("memory.oom_control", "memory.events")
+        for line in p.read_text().splitlines() if p else []:
+            if line.startswith("oom_kill "):
+                return int(line.split()[1])
         return 0
+
+    def _rearm(self) -> None:
+        """Give the next command its whole memory limit on top of what files already hold.
+
+        Work-dir and /tmp files are tmpfs pages charged to the container: without this, a
+        run that left 200 MB of files would shrink every later run's memory by 200 MB.
+        """
+        usage = self._cgroup_file("memory.usage_in_bytes", "memory.current")
+        if usage is None:
+            return
+        limit = self.limits.memory_mb * 2**20 + int(usage.read_text())
+        if abs(limit - self._armed) > 8 * 2**20:  # an API call only when files grew or shrank
+            try:
+                self._container.update(mem_limit=limit, memswap_limit=limit)
+            except Exception as exc:  # noqa: BLE001 - the engine failed, not the attempt
+                raise InfraError(f"docker could not update the container's memory limit: {exc}") from exc
+            self._armed = limit
 
     # ------------------------------------------------------------------ snapshots
     def restore(self, snap: tuple[Layer, ...]) -> None:

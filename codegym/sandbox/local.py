@@ -4,7 +4,8 @@ Each ``run`` starts ``bwrap`` with new user, pid, net, ipc, uts and cgroup names
 network (only its own loopback), the host's ``/usr``, ``/etc`` and Python read-only, the
 work dir at ``/work`` the only writable place besides a private ``/tmp``. As root we first
 drop to an unprivileged host uid (``CODEGYM_SANDBOX_UID``, default 60999), so the code is
-non-root outside its namespace too, and put the run in its own cgroup (memory, pids).
+non-root outside its namespace too, and put the run in a cgroup of its own (memory, pids;
+one kept per sandbox from run to run, see :mod:`~codegym.sandbox.cgroups`).
 rlimits cap CPU seconds, file size and core dumps per process.
 
 When the command exits, bubblewrap's pid 1 exits and the kernel kills whatever is left in
@@ -15,6 +16,7 @@ killed whole. So nothing a command starts outlives ``run``.
 from __future__ import annotations
 
 import os
+import select
 import selectors
 import shutil
 import signal
@@ -31,6 +33,7 @@ from codegym.errors import InfraError, SandboxSetupError
 
 from .base import WORKDIR, Command, ExecResult, Limits, Sandbox, decode, sandbox_env
 from .cgroups import RunCgroup
+from .cgroups import sweep_stale as sweep_stale_cgroups
 from .hostfs import HostWorkdir
 from .workspace import CopyWorkspace, Layer, OverlayWorkspace, base_layer, can_mount, sweep_stale
 
@@ -78,6 +81,12 @@ class SandboxProcess:
         self._finalizer()
 
 
+def _release(fs: OverlayWorkspace | CopyWorkspace, idle: list[RunCgroup]) -> None:
+    while idle:
+        idle.pop().remove()
+    fs.close()
+
+
 def _end_process(proc: subprocess.Popen[bytes], cgroup: RunCgroup | None) -> None:
     _kill(proc, cgroup)
     proc.wait()
@@ -99,6 +108,7 @@ def _host_setup() -> dict[str, Any]:
         as_root = os.geteuid() == 0
         if as_root:
             sweep_stale()
+            sweep_stale_cgroups()
         _state.update(
             bwrap=bwrap,
             as_root=as_root,
@@ -176,7 +186,8 @@ class LocalSandbox(HostWorkdir, Sandbox):
             self._fs: OverlayWorkspace | CopyWorkspace = OverlayWorkspace(_layers, disk, SANDBOX_UID)
         else:
             self._fs = CopyWorkspace(_layers, disk, self._uid)
-        self._finalizer = weakref.finalize(self, self._fs.close)
+        self._idle: list[RunCgroup] = []  # the group between runs (a list the finalizer shares)
+        self._finalizer = weakref.finalize(self, _release, self._fs, self._idle)
 
     # ------------------------------------------------------------------ running
     def run(
@@ -198,7 +209,7 @@ class LocalSandbox(HostWorkdir, Sandbox):
             oom = bool(cgroup and cgroup.oom_kills() > started.oom_before)
         finally:
             if cgroup:
-                cgroup.remove()
+                self._park(cgroup)
         code = proc.returncode
         exit_code = 128 - code if code < 0 else code
         if exit_code == 1 and err.startswith(b"bwrap:") and not timed_out:
@@ -215,18 +226,18 @@ class LocalSandbox(HostWorkdir, Sandbox):
         caller enforces time limits and must ``close()`` the handle, which kills the
         process tree.
         """
-        started = self._start(cmd, env, cwd, True)
+        started = self._start(cmd, env, cwd, True, own_cgroup=True)
         return SandboxProcess(started.proc, started.cgroup)
 
-    def _start(self, cmd: Command, env: Mapping[str, str] | None, cwd: str | None, stdin_pipe: bool) -> _Started:
-        """Start bwrap for ``cmd``; as root, inside the run's own cgroup and as the sandbox uid."""
+    def _start(
+        self, cmd: Command, env: Mapping[str, str] | None, cwd: str | None, stdin_pipe: bool, own_cgroup: bool = False
+    ) -> _Started:
+        """Start bwrap for ``cmd``; as root, inside a cgroup of its own and as the sandbox uid."""
         self._check_open()
         setup = _host_setup()
         workdir = os.path.join(WORKDIR, cwd) if cwd else WORKDIR
         argv = ["/bin/sh", "-c", cmd] if isinstance(cmd, str) else list(cmd)
-        cgroup = (
-            RunCgroup.create(self.limits.memory_mb * 2**20, self.limits.max_processes) if setup["as_root"] else None
-        )
+        cgroup = self._cgroup_for_run(own_cgroup) if setup["as_root"] else None
         fds = [os.open(p, os.O_PATH) for p in setup["ro_paths"]]
         fds.append(os.open(self._fs.path, os.O_PATH))
         try:
@@ -265,6 +276,26 @@ class LocalSandbox(HostWorkdir, Sandbox):
         finally:
             for fd in fds:
                 os.close(fd)
+
+    def _cgroup_for_run(self, own: bool) -> RunCgroup | None:
+        """The sandbox's idle group, armed for one run; a new one when it is busy (or ``own``)."""
+        budget = self.limits.memory_mb * 2**20
+        cgroup = None if own or not self._idle else self._idle.pop()
+        if cgroup is not None:
+            try:
+                cgroup.rearm(budget)
+                return cgroup
+            except OSError:
+                cgroup.remove()
+        return RunCgroup.create(budget, self.limits.max_processes)
+
+    def _park(self, cgroup: RunCgroup) -> None:
+        """Keep the (now empty) group for the next run; one is enough."""
+        cgroup.kill_all()
+        if self._closed or self._idle:
+            cgroup.remove()
+        else:
+            self._idle.append(cgroup)
 
     def _launcher(self, cgroup: RunCgroup | None) -> list[str]:
         """What runs before bwrap: joins the cgroup, sets the rlimits, drops the uid; each exec's the next.
@@ -351,17 +382,35 @@ def _communicate(
                 truncated = True
     if timed_out or open_streams:
         _kill(proc, cgroup)
-    try:
-        proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:
+    if not _exited(proc, max(0.1, deadline - time.monotonic())):
         timed_out = True
         _kill(proc, cgroup)
-        proc.wait()
+    proc.wait()
     sel.close()
     for pipe in (proc.stdin, proc.stdout, proc.stderr):
         if pipe is not None and not pipe.closed:
             pipe.close()
     return bytes(buffers[out_fd]), bytes(buffers[err_fd]), truncated, timed_out
+
+
+def _exited(proc: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Wait for ``proc`` to exit, at most ``timeout`` seconds.
+
+    ``Popen.wait(timeout)`` polls with growing sleeps (up to 50 ms), which would add up to
+    a sleep's length to every run; a pidfd wakes us the moment bwrap exits.
+    """
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):  # no pidfd (old kernel) or already reaped
+        try:
+            proc.wait(timeout=timeout)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+    try:
+        return bool(select.select([pidfd], [], [], timeout)[0])
+    finally:
+        os.close(pidfd)
 
 
 def _kill(proc: subprocess.Popen[bytes], cgroup: RunCgroup | None) -> None:
