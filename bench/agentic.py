@@ -27,8 +27,13 @@ TASKS = [
 
 
 def naive_reset(backend: str, task_id: str) -> float:
+    """A fresh sandbox (for docker a fresh container: no spare) with the repo copied in."""
+    from codegym.sandbox.docker import _spares
+
+    spares, _spares.target = _spares.target, 0
     started = time.perf_counter()
     sb = create(backend, timeout_s=60)
+    _spares.target = spares
     sb.copy_in(str(ASSETS / task_id / "environment"), "repo")
     res = sb.run(
         "cd repo && git init -q && git add -A && git -c user.name=x -c user.email=x@x commit -qm base"
