@@ -99,7 +99,8 @@ def test_alert_storm_is_dismissed_and_flagged(env):
 
 
 def test_window_open_loop_is_closed_and_flagged(env):
-    reward, info = grade(env, working_app_plus("setInterval(() => window.open('/'), 100);"))
+    # The loop must fire within a page's life: a graded page can now close after ~50 ms.
+    reward, info = grade(env, working_app_plus("window.open('/'); setInterval(() => window.open('/'), 10);"))
     assert "popup" in info["audit"]["flags"] and info["verdict"]["containment"]["popups"] > 0
     assert info["audit"]["audit_reward"] == 0.0
 
