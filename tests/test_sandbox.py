@@ -315,3 +315,27 @@ def test_codegym_package_and_assets_are_hidden_inside_a_bound_prefix(monkeypatch
         res = box.run(f"ls -A {root}/codegym | wc -l; ls -A {root}/assets | wc -l; ls {root}/envs | wc -l")
     hidden_pkg, hidden_assets, visible = (int(n) for n in res.stdout.split())
     assert hidden_pkg == 0 and hidden_assets == 0 and visible > 0
+
+
+def test_a_bound_prefix_under_tmp_is_not_hidden_by_the_private_tmp(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A venv under /tmp (a clone in /tmp, CI runners) is bound read-only like any prefix:
+    # the sandbox's own /tmp must not cover it.
+    import os
+    import shutil
+    import sys
+    import tempfile
+
+    import codegym.sandbox.local as local
+
+    prefix = tempfile.mkdtemp(dir="/tmp")
+    try:
+        os.chmod(prefix, 0o755)
+        Path(prefix, "marker").write_text("visible")
+        os.chmod(Path(prefix, "marker"), 0o644)
+        monkeypatch.setattr(local, "_system_paths", lambda: ["/usr", "/etc", sys.prefix, prefix])
+        monkeypatch.setattr(local, "_state", {})
+        with create("local") as box:
+            res = box.run(f"cat {prefix}/marker; touch /tmp/scratch && echo tmp-writable")
+        assert res.stdout == "visibletmp-writable\n", res
+    finally:
+        shutil.rmtree(prefix)

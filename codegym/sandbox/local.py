@@ -244,6 +244,8 @@ class LocalSandbox(HostWorkdir, Sandbox):
             args = [*self._launcher(cgroup), setup["bwrap"]]
             args += ["--unshare-all", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
             args += ["--uid", str(_INNER_UID), "--gid", str(_INNER_UID)]
+            # /tmp first: a venv (or anything bound) under /tmp must land on top of it, not under.
+            args += ["--size", str(self.limits.disk_mb * 2**20), "--tmpfs", "/tmp"]
             for path, fd in zip(setup["ro_paths"], fds, strict=False):
                 args += ["--ro-bind-fd", str(fd), path]
             for link in ("bin", "lib", "lib64", "sbin"):
@@ -252,7 +254,7 @@ class LocalSandbox(HostWorkdir, Sandbox):
             for hidden in setup["masked"]:
                 args += ["--tmpfs", hidden]
             args += ["--bind-fd", str(fds[-1]), WORKDIR, "--proc", "/proc", "--dev", "/dev"]
-            args += ["--size", str(self.limits.disk_mb * 2**20), "--tmpfs", "/tmp", "--chdir", workdir, "--", *argv]
+            args += ["--chdir", workdir, "--", *argv]
             path = f"{sys.prefix}/bin:/usr/local/bin:/usr/bin:/bin"
             oom_before = cgroup.oom_kills() if cgroup else 0
             at = time.monotonic()
