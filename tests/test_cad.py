@@ -158,7 +158,7 @@ def test_subprocess_through_the_low_level_module_is_contained(env, tmp_path):
 
 
 def test_writing_outside_the_work_dir_is_blocked_and_flagged(env):
-    target = Path(__file__).parent / "cad_pwned.txt"
+    target = Path("/etc/codegym-cad-pwned.txt")  # outside the work dir and /tmp wherever the repo is
     code = f"import os\nfd = os.open({str(target)!r}, os.O_CREAT | os.O_WRONLY)\nos.write(fd, b'x')"
     _, reward, _, _, info = attempt(env, "plate-00", fenced(code))
     assert reward == 0.0 and "write_outside_workdir" in info["audit"]["flags"]

@@ -50,7 +50,7 @@ _SKELETON_LINKS = {"bin": "usr/bin", "lib": "usr/lib", "lib64": "usr/lib64"}
 # Kills every process of the command's uid except this shell once the command is done.
 _WRAPPER = '"$@"; rc=$?; kill -9 -1 2>/dev/null; exit $rc'
 # Before the first command after a restore: /tmp is the container's, not the workspace's.
-_CLEAN_TMP = "find /tmp -mindepth 1 -delete 2>/dev/null; "
+_CLEAN_TMP = "find /tmp -xdev -mindepth 1 -delete 2>/dev/null; "  # -xdev: not into a venv bound under /tmp
 
 _client_state: dict[str, Any] = {}
 _client_lock = threading.Lock()
