@@ -263,6 +263,7 @@ class DockerSandbox(HostWorkdir, Sandbox):
 
     backend = "docker"
     _stale_tmp = False
+    _cgroup_dir: Path | None = None
 
     def __init__(
         self, limits: Limits, workdir_from: str | Path | None = None, *, _layers: tuple[Layer, ...] | None = None
@@ -349,12 +350,14 @@ class DockerSandbox(HostWorkdir, Sandbox):
 
     def _cgroup_file(self, *names: str) -> Path | None:
         """The first of ``names`` in the container's memory cgroup (v1 or v2 layout), if readable."""
-        for root in ("/sys/fs/cgroup/memory/docker", "/sys/fs/cgroup/system.slice", "/sys/fs/cgroup/docker"):
-            for folder in (self._container.id, f"docker-{self._container.id}.scope"):
-                for name in names:
-                    p = Path(root, folder, name)
-                    if p.exists():
-                        return p
+        if self._cgroup_dir is None:  # looked up once per container: run() reads it three times
+            for root in ("/sys/fs/cgroup/memory/docker", "/sys/fs/cgroup/system.slice", "/sys/fs/cgroup/docker"):
+                for folder in (self._container.id, f"docker-{self._container.id}.scope"):
+                    if self._cgroup_dir is None and Path(root, folder).is_dir():
+                        self._cgroup_dir = Path(root, folder)
+        for name in names:
+            if self._cgroup_dir is not None and (self._cgroup_dir / name).exists():
+                return self._cgroup_dir / name
         return None
 
     def _oom_kills(self) -> int:
