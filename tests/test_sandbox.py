@@ -6,6 +6,7 @@ the module checks that no process, container, work dir or mount outlives the san
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -51,6 +52,34 @@ def test_stdin_env_and_cwd_reach_the_command(sb: Sandbox) -> None:
     sb.write_file("sub/marker", "m")
     res = sb.run("cat; echo $GREETING; ls", stdin="piped\n", env={"GREETING": "hi"}, cwd="sub")
     assert res.stdout == "piped\nhi\nmarker\n"
+
+
+def test_every_argument_reaches_the_command_unchanged(sb: Sandbox) -> None:
+    args = ["a b", "$HOME", "x\ny", "'q'", '"dq"', "-n", "", "\\back", "*", "é"]
+    res = sb.run(["python3", "-c", "import sys, json; print(json.dumps(sys.argv[1:]))", *args])
+    assert res.ok, res
+    assert json.loads(res.stdout) == args
+
+
+def test_a_command_sees_only_its_own_environment(sb: Sandbox) -> None:
+    res = sb.run(["env"], env={"ONLY": "this"})
+    names = {line.split("=", 1)[0] for line in res.stdout.splitlines()}
+    assert "ONLY" in names and not any(n.startswith("CODEGYM") for n in names), names
+
+
+def test_a_missing_program_is_the_commands_failure_not_the_sandboxes(sb: Sandbox) -> None:
+    res = sb.run(["no-such-program", "arg"])
+    assert res.exit_code in (126, 127) and "no-such-program" in res.stdout + res.stderr
+
+
+def test_runs_after_the_thread_that_prepared_them_ended(backend: str) -> None:
+    with create(backend) as box:
+        worker = threading.Thread(target=lambda: box.run("true"))
+        worker.start()
+        worker.join()
+        time.sleep(0.1)
+        res = box.run("echo next")
+        assert res.ok and res.stdout == "next\n", res
 
 
 def test_fork_bomb_is_contained(sb: Sandbox) -> None:

@@ -11,6 +11,12 @@ rlimits cap CPU seconds, file size and core dumps per process.
 When the command exits, bubblewrap's pid 1 exits and the kernel kills whatever is left in
 the pid namespace (daemons included); on timeout the process group and the cgroup are
 killed whole. So nothing a command starts outlives ``run``.
+
+Joining a cgroup costs an RCU grace period (about 9 ms per hierarchy on an idle machine),
+more than the rest of the start-up together. So after each run the sandbox starts the next
+run's launcher ahead: it joins the cgroup, drops the uid and exec's bwrap, which then waits
+for its options (``--args``) on a pipe. ``run`` writes the options and the command through
+that pipe, and only the namespace set-up is left on its path.
 """
 
 from __future__ import annotations
@@ -44,12 +50,33 @@ _state: dict[str, Any] = {}
 _JOIN_FAILED = "codegym: could not join the run's cgroup or set its rlimits"
 
 
+# bwrap's command: sh rebuilds the real argv from variables (bwrap takes options, not the
+# command, through --args) and exec's it. Each argument is a variable of its own, so the
+# per-argument size limit stays the kernel's, as with a plain argv.
+_ARGV_PREFIX = "CODEGYM_ARGV_"
+_EXEC_ARGV = (
+    f"i=0; n=${_ARGV_PREFIX}N; unset {_ARGV_PREFIX}N; set --; while [ $i -lt $n ]; do "
+    f'eval "set -- \\"\\$@\\" \\"\\${_ARGV_PREFIX}$i\\""; unset {_ARGV_PREFIX}$i; i=$((i+1)); done; exec "$@"'
+)
+
+
 @dataclass
-class _Started:
+class _Launch:
+    """The launcher chain up to bwrap, started: bwrap waits to read its options from ``options``."""
+
     proc: subprocess.Popen[bytes]
     cgroup: RunCgroup | None
-    oom_before: int
-    at: float
+    options: int  # write end of bwrap's --args pipe; -1 once sent
+    ro_fds: dict[str, int]  # read-only binds: host path -> fd number bwrap inherited
+    oom_before: int = 0
+    at: float = 0.0
+
+    def discard(self) -> None:
+        """Kill it (whatever it got to) and release its cgroup."""
+        if self.options >= 0:
+            os.close(self.options)
+            self.options = -1
+        _end_process(self.proc, self.cgroup)
 
 
 class SandboxProcess:
@@ -81,7 +108,9 @@ class SandboxProcess:
         self._finalizer()
 
 
-def _release(fs: OverlayWorkspace | CopyWorkspace, idle: list[RunCgroup]) -> None:
+def _release(fs: OverlayWorkspace | CopyWorkspace, idle: list[RunCgroup], ready: list[_Launch]) -> None:
+    while ready:
+        ready.pop().discard()
     while idle:
         idle.pop().remove()
     fs.close()
@@ -186,8 +215,11 @@ class LocalSandbox(HostWorkdir, Sandbox):
             self._fs: OverlayWorkspace | CopyWorkspace = OverlayWorkspace(_layers, disk, SANDBOX_UID)
         else:
             self._fs = CopyWorkspace(_layers, disk, self._uid)
-        self._idle: list[RunCgroup] = []  # the group between runs (a list the finalizer shares)
-        self._finalizer = weakref.finalize(self, _release, self._fs, self._idle)
+        # Between runs: the sandbox's group, or the next run's launcher already in it (at most
+        # one of either; lists the finalizer shares).
+        self._idle: list[RunCgroup] = []
+        self._ready: list[_Launch] = []
+        self._finalizer = weakref.finalize(self, _release, self._fs, self._idle, self._ready)
 
     # ------------------------------------------------------------------ running
     def run(
@@ -201,7 +233,12 @@ class LocalSandbox(HostWorkdir, Sandbox):
         """Run ``cmd`` in the sandbox; see :meth:`Sandbox.run`."""
         timeout = self.limits.timeout_s if timeout is None else timeout
         deadline = time.monotonic() + timeout
-        started = self._start(cmd, env, cwd, stdin is not None)
+        started = self._take_ready()
+        if started is None or not self._send(started, cmd, env, cwd, stdin is not None):
+            if started is not None:  # died while it waited (its parent thread ended)
+                started.discard()
+            started = self._launch(self._cgroup_for_run(own=False))
+            self._send(started, cmd, env, cwd, stdin is not None)
         proc, cgroup = started.proc, started.cgroup
         try:
             out, err, truncated, timed_out = _communicate(proc, stdin, deadline, self.limits.max_output_bytes, cgroup)
@@ -210,6 +247,7 @@ class LocalSandbox(HostWorkdir, Sandbox):
         finally:
             if cgroup:
                 self._park(cgroup)
+        self._prepare_next()
         code = proc.returncode
         exit_code = 128 - code if code < 0 else code
         if exit_code == 1 and err.startswith(b"bwrap:") and not timed_out:
@@ -226,61 +264,105 @@ class LocalSandbox(HostWorkdir, Sandbox):
         caller enforces time limits and must ``close()`` the handle, which kills the
         process tree.
         """
-        started = self._start(cmd, env, cwd, True, own_cgroup=True)
+        self._check_open()
+        started = self._launch(self._cgroup_for_run(own=True))
+        self._send(started, cmd, env, cwd, True)
         return SandboxProcess(started.proc, started.cgroup)
 
-    def _start(
-        self, cmd: Command, env: Mapping[str, str] | None, cwd: str | None, stdin_pipe: bool, own_cgroup: bool = False
-    ) -> _Started:
-        """Start bwrap for ``cmd``; as root, inside a cgroup of its own and as the sandbox uid."""
+    def _launch(self, cgroup: RunCgroup | None) -> _Launch:
+        """Start the launcher chain in ``cgroup``; bwrap blocks reading its options until :meth:`_send`."""
         self._check_open()
         setup = _host_setup()
-        workdir = os.path.join(WORKDIR, cwd) if cwd else WORKDIR
-        argv = ["/bin/sh", "-c", cmd] if isinstance(cmd, str) else list(cmd)
-        cgroup = self._cgroup_for_run(own_cgroup) if setup["as_root"] else None
         fds = [os.open(p, os.O_PATH) for p in setup["ro_paths"]]
-        fds.append(os.open(self._fs.path, os.O_PATH))
+        options_r, options_w = os.pipe()
         try:
-            args = [*self._launcher(cgroup), setup["bwrap"]]
-            args += ["--unshare-all", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
-            args += ["--uid", str(_INNER_UID), "--gid", str(_INNER_UID)]
-            # /tmp first: a venv (or anything bound) under /tmp must land on top of it, not under.
-            args += ["--size", str(self.limits.disk_mb * 2**20), "--tmpfs", "/tmp"]
-            for path, fd in zip(setup["ro_paths"], fds, strict=False):
-                args += ["--ro-bind-fd", str(fd), path]
-            for link in ("bin", "lib", "lib64", "sbin"):
-                if os.path.islink(f"/{link}"):
-                    args += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
-            for hidden in setup["masked"]:
-                args += ["--tmpfs", hidden]
-            args += ["--bind-fd", str(fds[-1]), WORKDIR, "--proc", "/proc", "--dev", "/dev"]
-            args += ["--chdir", workdir, "--", *argv]
-            path = f"{sys.prefix}/bin:/usr/local/bin:/usr/bin:/bin"
-            oom_before = cgroup.oom_kills() if cgroup else 0
-            at = time.monotonic()
+            bwrap = [setup["bwrap"], "--args", str(options_r), "--", "/bin/sh", "-c", _EXEC_ARGV, "sh"]
             # No preexec_fn and no user=: either would make Python fork() a possibly huge
             # process (a learner with a model loaded) instead of vfork(); see _launcher.
-            try:
-                proc = subprocess.Popen(
-                    args,
-                    stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    env=sandbox_env(env, path),
-                    pass_fds=fds,
-                    start_new_session=True,
-                )
-            except OSError as exc:
-                if cgroup:
-                    cgroup.remove()
-                raise InfraError(f"could not start bubblewrap: {exc}") from exc
-            return _Started(proc, cgroup, oom_before, at)
+            proc = subprocess.Popen(
+                [*self._launcher(cgroup), *bwrap],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env={"PATH": "/usr/bin:/bin"},
+                pass_fds=[options_r, *fds],
+                start_new_session=True,
+            )
+        except OSError as exc:
+            os.close(options_w)
+            if cgroup:
+                cgroup.remove()
+            raise InfraError(f"could not start bubblewrap: {exc}") from exc
         finally:
-            for fd in fds:
+            for fd in (options_r, *fds):
                 os.close(fd)
+        return _Launch(proc, cgroup, options_w, dict(zip(setup["ro_paths"], fds, strict=True)))
+
+    def _send(
+        self, launch: _Launch, cmd: Command, env: Mapping[str, str] | None, cwd: str | None, stdin_pipe: bool
+    ) -> bool:
+        """Give the waiting bwrap its options and ``cmd``; False when it is already gone."""
+        setup = _host_setup()
+        argv = ["/bin/sh", "-c", cmd] if isinstance(cmd, str) else list(cmd)
+        args = ["--unshare-all", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
+        args += ["--uid", str(_INNER_UID), "--gid", str(_INNER_UID)]
+        # /tmp first: a venv (or anything bound) under /tmp must land on top of it, not under.
+        args += ["--size", str(self.limits.disk_mb * 2**20), "--tmpfs", "/tmp"]
+        for path, fd in launch.ro_fds.items():
+            args += ["--ro-bind-fd", str(fd), path]
+        for link in ("bin", "lib", "lib64", "sbin"):
+            if os.path.islink(f"/{link}"):
+                args += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
+        for hidden in setup["masked"]:
+            args += ["--tmpfs", hidden]
+        # By path, not by fd: a restore mounts a new overlay there after this launch started.
+        args += ["--bind", str(self._fs.path), WORKDIR, "--proc", "/proc", "--dev", "/dev"]
+        args += ["--chdir", os.path.join(WORKDIR, cwd) if cwd else WORKDIR, "--clearenv"]
+        variables = sandbox_env(env, f"{sys.prefix}/bin:/usr/local/bin:/usr/bin:/bin")
+        variables |= {f"{_ARGV_PREFIX}{i}": arg for i, arg in enumerate(argv)}
+        variables[f"{_ARGV_PREFIX}N"] = str(len(argv))
+        for name, value in variables.items():
+            args += ["--setenv", name, value]
+        launch.oom_before = launch.cgroup.oom_kills() if launch.cgroup else 0
+        launch.at = time.monotonic()
+        try:
+            with open(launch.options, "wb", closefd=True) as pipe:
+                launch.options = -1
+                pipe.write(b"\0".join(a.encode() for a in args) + b"\0")
+        except BrokenPipeError:
+            return False
+        if not stdin_pipe:
+            assert launch.proc.stdin
+            launch.proc.stdin.close()
+        return True
+
+    def _take_ready(self) -> _Launch | None:
+        """The launcher started ahead for this run, its group re-armed; None when there is none."""
+        if not self._ready:
+            return None
+        launch = self._ready.pop()
+        try:
+            if launch.cgroup:
+                launch.cgroup.rearm(self.limits.memory_mb * 2**20)
+        except OSError:
+            launch.discard()
+            return None
+        return launch
+
+    def _prepare_next(self) -> None:
+        """Start the next run's launcher in the idle group, so that its cgroup join is off that run's path."""
+        if self._closed or self._ready or (_host_setup()["as_root"] and not self._idle):
+            return
+        cgroup = self._idle.pop() if self._idle else None
+        try:
+            self._ready.append(self._launch(cgroup))
+        except InfraError:
+            pass  # the next run starts its own launcher and reports what fails
 
     def _cgroup_for_run(self, own: bool) -> RunCgroup | None:
         """The sandbox's idle group, armed for one run; a new one when it is busy (or ``own``)."""
+        if not _host_setup()["as_root"]:
+            return None
         budget = self.limits.memory_mb * 2**20
         cgroup = None if own or not self._idle else self._idle.pop()
         if cgroup is not None:
@@ -294,7 +376,7 @@ class LocalSandbox(HostWorkdir, Sandbox):
     def _park(self, cgroup: RunCgroup) -> None:
         """Keep the (now empty) group for the next run; one is enough."""
         cgroup.kill_all()
-        if self._closed or self._idle:
+        if self._closed or self._idle or self._ready:
             cgroup.remove()
         else:
             self._idle.append(cgroup)
