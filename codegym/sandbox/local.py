@@ -13,10 +13,12 @@ the pid namespace (daemons included); on timeout the process group and the cgrou
 killed whole. So nothing a command starts outlives ``run``.
 
 Joining a cgroup costs an RCU grace period (about 9 ms per hierarchy on an idle machine),
-more than the rest of the start-up together. So after each run the sandbox starts the next
-run's launcher ahead: it joins the cgroup, drops the uid and exec's bwrap, which then waits
-for its options (``--args``) on a pipe. ``run`` writes the options and the command through
-that pipe, and only the namespace set-up is left on its path.
+more than the rest of the start-up together. So the sandbox starts the next run's launcher
+ahead, while the current command runs, in a second group (after the first run: a sandbox
+used once never pays for it): it joins the group, drops the uid and exec's bwrap, which
+then waits for its options (``--args``) on a pipe. ``run`` writes the options and the
+command through that pipe, and only the namespace set-up is left on its path. The two
+groups take turns.
 """
 
 from __future__ import annotations
@@ -215,10 +217,11 @@ class LocalSandbox(HostWorkdir, Sandbox):
             self._fs: OverlayWorkspace | CopyWorkspace = OverlayWorkspace(_layers, disk, SANDBOX_UID)
         else:
             self._fs = CopyWorkspace(_layers, disk, self._uid)
-        # Between runs: the sandbox's group, or the next run's launcher already in it (at most
-        # one of either; lists the finalizer shares).
+        # Between runs: an idle group, and the next run's launcher waiting in another group
+        # (at most one of each; lists the finalizer shares).
         self._idle: list[RunCgroup] = []
         self._ready: list[_Launch] = []
+        self._ran = False
         self._finalizer = weakref.finalize(self, _release, self._fs, self._idle, self._ready)
 
     # ------------------------------------------------------------------ running
@@ -239,6 +242,9 @@ class LocalSandbox(HostWorkdir, Sandbox):
                 started.discard()
             started = self._launch(self._cgroup_for_run(own=False))
             self._send(started, cmd, env, cwd, stdin is not None)
+        first_run, self._ran = not self._ran, True
+        if not first_run:  # while this command runs, in a second group (a one-run sandbox never needs it)
+            self._prepare_next()
         proc, cgroup = started.proc, started.cgroup
         try:
             out, err, truncated, timed_out = _communicate(proc, stdin, deadline, self.limits.max_output_bytes, cgroup)
@@ -247,7 +253,8 @@ class LocalSandbox(HostWorkdir, Sandbox):
         finally:
             if cgroup:
                 self._park(cgroup)
-        self._prepare_next()
+        if first_run:
+            self._prepare_next()
         code = proc.returncode
         exit_code = 128 - code if code < 0 else code
         if exit_code == 1 and err.startswith(b"bwrap:") and not timed_out:
@@ -350,12 +357,11 @@ class LocalSandbox(HostWorkdir, Sandbox):
         return launch
 
     def _prepare_next(self) -> None:
-        """Start the next run's launcher in the idle group, so that its cgroup join is off that run's path."""
-        if self._closed or self._ready or (_host_setup()["as_root"] and not self._idle):
+        """Start the next run's launcher in the idle group (or a new one), so its join is off that run's path."""
+        if self._closed or self._ready:
             return
-        cgroup = self._idle.pop() if self._idle else None
         try:
-            self._ready.append(self._launch(cgroup))
+            self._ready.append(self._launch(self._cgroup_for_run(own=False)))
         except InfraError:
             pass  # the next run starts its own launcher and reports what fails
 
@@ -374,9 +380,9 @@ class LocalSandbox(HostWorkdir, Sandbox):
         return RunCgroup.create(budget, self.limits.max_processes)
 
     def _park(self, cgroup: RunCgroup) -> None:
-        """Keep the (now empty) group for the next run; one is enough."""
+        """Keep the (now empty) group for a later run; one idle group is enough."""
         cgroup.kill_all()
-        if self._closed or self._idle or self._ready:
+        if self._closed or self._idle:
             cgroup.remove()
         else:
             self._idle.append(cgroup)
