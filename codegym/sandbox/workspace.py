@@ -28,7 +28,9 @@ from pathlib import Path
 from codegym.errors import SandboxError, SandboxSetupError
 
 # Not "/tmp/codegym": a folder of that name would shadow the package for scripts run from /tmp.
-ROOT = Path(os.environ.get("CODEGYM_TMP", "/tmp/codegym-sandbox"))
+# Root's folder, or one per user: a folder another user made is not ours to write in.
+_DEFAULT_ROOT = "/tmp/codegym-sandbox" if os.geteuid() == 0 else f"/tmp/codegym-sandbox-{os.geteuid()}"
+ROOT = Path(os.environ.get("CODEGYM_TMP", _DEFAULT_ROOT))
 #: overlayfs takes the lower dirs in one mount option of at most a page; squash before it fills.
 MAX_LAYERS = 40
 
