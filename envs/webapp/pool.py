@@ -59,7 +59,12 @@ LAUNCH_ARGS = [
     # a spare renderer process is pre-started for the next navigation of the same context,
     # and ours open one context per grading, so each spare was launched and never used (about
     # half of all renderer launches); RenderDocument swaps the frame host on every same-site
-    # navigation, and every rubric item is one (about 20% of a page load's CPU).
+    # navigation, and every rubric item is one (about 20% of a page load's CPU). Headless
+    # Chromium still builds a browser window per page, and its omnibox popup is a WebUI page in
+    # a renderer process of its own (chrome://omnibox-popup.top-chrome/): one more renderer
+    # launched per context, and synced with the address bar on every navigation (about a
+    # third of a context's setup and a fifth of a page load's CPU). Nothing here types into
+    # an omnibox, so those two WebUI popups are switched off.
     "--disable-features="
     + ",".join(
         [
@@ -79,6 +84,8 @@ LAUNCH_ARGS = [
             "PreconnectToSearch",
             "SpareRendererForSitePerProcess",
             "RenderDocument",
+            "WebUIOmniboxPopup",
+            "WebUIOmniboxAimPopup",
         ]
     ),
 ]
