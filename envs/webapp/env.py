@@ -37,17 +37,18 @@ class WebAppEnv(CodeEnv):
     static server on ``127.0.0.1`` at an ephemeral port, one server per grading.
 
     Sandbox: the app's JavaScript is untrusted. It is contained by Chromium's own isolation
-    (renderer processes; one fresh browser context per grading, so nothing is shared with
-    other episodes: cookies, storage, cache; service workers are blocked; every rubric item
-    starts on a freshly loaded page with all storage wiped) plus request blocking: every request to any address
-    but the app's own origin, including other localhost ports, is aborted and flagged;
-    WebSockets are mocked and flagged; WebRTC is limited to proxied UDP and a dead proxy sits
-    behind the blocking as a second wall. Dialogs are dismissed, popups closed, navigation
-    away recorded, every step and item runs under a timeout (an endless loop is abandoned and
-    its context closed; a browser that hangs or crashes is restarted by the pool). Chromium
-    runs with ``--no-sandbox`` because graders run as root here, so the OS-level renderer
-    sandbox is NOT part of the containment: run graders in a container or VM when the apps
-    may carry browser exploits rather than ordinary bad JavaScript.
+    (renderer processes; fresh browser contexts per grading, two whose items run side by side,
+    so nothing is shared with other episodes: cookies, storage, cache; service workers are
+    blocked; every rubric item starts on a freshly loaded page with all storage wiped) plus
+    request blocking: every request to any address but the app's own origin, including other
+    localhost ports, is aborted and flagged; WebSockets are mocked and flagged; WebRTC is
+    limited to proxied UDP and a dead proxy sits behind the blocking as a second wall. Dialogs
+    are dismissed, popups closed, navigation away recorded, every step and item runs under a
+    timeout (an endless loop is abandoned and its context closed; a browser that hangs or
+    crashes is restarted by the pool). Chromium runs with ``--no-sandbox`` because graders run
+    as root here, so the OS-level renderer sandbox is NOT part of the containment: run graders
+    in a container or VM when the apps may carry browser exploits rather than ordinary bad
+    JavaScript.
 
     Task format (JSON/JSONL, see ``catalog/`` for the bundled ones): ``id``, ``kind``
     (``html``/``react``), ``request``, ``rubric`` (list of ``{"id", "text", "flow"}``, the flow
