@@ -22,7 +22,7 @@ import time
 
 from codegym.envs.webapp import BrowserPool, WebAppEnv
 from codegym.envs.webapp.grader import grade_in_browser
-from codegym.envs.webapp.pool import launch_once
+from codegym.envs.webapp.pool import CHROMIUM, launch_once
 from codegym.envs.webapp.server import StaticServer
 
 # One app of each HTML family (the React ones differ only in the page they mount in).
@@ -91,6 +91,7 @@ def main():
     n = len(tasks) * args.rounds
     cold, warm = run(tasks, args.rounds)
     items = sum(len(t["rubric"]) for t in tasks) * args.rounds
+    print(f"chromium: {CHROMIUM}")
     print(f"apps graded: {n} per side ({items} rubric items)")
     print(f"launch per grading: {cold:7.2f} s  {60 * n / cold:6.1f} apps/min  {cold / n:5.2f} s/app")
     print(f"warm pool:          {warm:7.2f} s  {60 * n / warm:6.1f} apps/min  {warm / n:5.2f} s/app")
