@@ -8,6 +8,8 @@ import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from codegym.envs.webapp.pool import HEADLESS_SHELL
+
 SETUP = "bash scripts/setup.sh"
 
 
@@ -83,6 +85,11 @@ def run_checks() -> Iterator[Check]:
     yield _tool("node", ["node", "--version"], "apt-get install nodejs")
     yield _tool("rustc", ["/usr/bin/rustc", "--version"], "apt-get install rustc")
     yield _tool("chromium", ["chromium", "--version"], "apt-get install chromium")
+    yield _tool(
+        "chromium headless shell",
+        [HEADLESS_SHELL, "--version"],
+        "apt-get install chromium-headless-shell  (WebApp-v0 grades about twice as fast with it)",
+    )
     yield _probe("playwright", _module("playwright"), "pip install 'codegym[web]'")
     yield _tool("pdflatex", ["pdflatex", "--version"], "apt-get install texlive-latex-extra texlive-pictures")
     yield _tool("pdftoppm", ["pdftoppm", "-v"], "apt-get install poppler-utils")

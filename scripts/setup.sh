@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DEBS=(bubblewrap docker.io chromium poppler-utils texlive-latex-base texlive-latex-extra
+DEBS=(bubblewrap docker.io chromium chromium-headless-shell poppler-utils texlive-latex-base texlive-latex-extra
       texlive-pictures python3-venv python3-dev g++ rustc git patch iptables)
 missing=()
 for pkg in "${DEBS[@]}"; do
