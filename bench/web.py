@@ -1,10 +1,10 @@
 """Apps graded per minute: the warm browser pool against launching Chromium per grading.
 
 Both sides grade the same gold apps with the same grader (``grade_in_browser``), the same
-Chromium switches and a static server per grading: the pool reuses one Chromium and opens a
-fresh context per grading (the next grading's context opens while this one runs); the
-baseline starts Playwright and Chromium for every grading and closes them after, as a grader
-without a pool would, and opens no context ahead (it would be thrown away). The two sides
+Chromium switches and a static server per grading: the pool reuses one Chromium and gives
+every grading fresh contexts, one per lane (the next grading's contexts open while this one
+runs); the baseline starts Playwright and Chromium for every grading and closes them after,
+as a grader without a pool would, and opens no context ahead (it would be thrown away). The two sides
 alternate app by app, so load from other processes falls on both alike. Every grading must
 pass every rubric item, or the run stops.
 

@@ -48,7 +48,9 @@ class WebAppEnv(CodeEnv):
     crashes is restarted by the pool). Chromium runs with ``--no-sandbox`` because graders run
     as root here, so the OS-level renderer sandbox is NOT part of the containment: run graders
     in a container or VM when the apps may carry browser exploits rather than ordinary bad
-    JavaScript.
+    JavaScript. The grader reads the page from JavaScript worlds the app cannot reach
+    (Playwright's utility world, and its own isolated world in ``dom.py``), so an app that
+    patches ``Element.prototype``, ``Storage`` or ``getComputedStyle`` cannot change what is read.
 
     Task format (JSON/JSONL, see ``catalog/`` for the bundled ones): ``id``, ``kind``
     (``html``/``react``), ``request``, ``rubric`` (list of ``{"id", "text", "flow"}``, the flow

@@ -45,6 +45,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .dom import Dom
+
 ACTIONS = (
     "click",
     "dblclick",
@@ -174,8 +176,13 @@ def _norm(text: str | None) -> str:
     return re.sub(r"\s+", " ", text or "").strip()
 
 
-async def do_action(page: Any, step: dict[str, Any], state: FlowState) -> None:
-    """Carry out one action step on ``page``; raise FlowError when it cannot be done."""
+async def do_action(page: Any, step: dict[str, Any], state: FlowState, dom: Dom | None = None) -> None:
+    """Carry out one action step on ``page``; raise FlowError when it cannot be done.
+
+    With ``dom`` (the grader's isolated world, ``dom.py``), clicks, fills and key presses
+    on an element that is ready for them go straight to the mouse and keyboard; everything
+    else goes through Playwright's locators, which wait for the element and word the error.
+    """
     kind = step_kind(step)
     t = ACTION_TIMEOUT_MS
     sel = step.get(kind) if isinstance(step.get(kind), str) else None
@@ -184,10 +191,18 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState) -> None:
     def loc(s: str) -> Any:
         return page.locator(s).first
 
+    async def fast(fn: str, *args: Any) -> Any:
+        return None if dom is None else await dom.call(fn, *args)
+
     try:
-        if kind == "click":
+        if kind in ("click", "dblclick"):
             at = step.get("at")
-            if at:
+            point = await fast("clickPoint", sel, at)
+            if point is not None:
+                await (page.mouse.click if kind == "click" else page.mouse.dblclick)(*point)
+            elif kind == "dblclick":
+                await loc(sel).dblclick(timeout=t, force=True)
+            elif at:
                 box = await loc(sel).bounding_box(timeout=t)
                 if box is None:
                     raise FlowError(f"cannot click {sel!r}: it is not visible")
@@ -196,16 +211,24 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState) -> None:
                 )
             else:
                 await loc(sel).click(timeout=t, force=True)
-        elif kind == "dblclick":
-            await loc(sel).dblclick(timeout=t, force=True)
         elif kind == "fill":
-            await loc(sel).fill(str(step.get("value", "")), timeout=t)
+            value = str(step.get("value", ""))
+            text = await fast("selectForFill", sel, value)
+            if text is None:
+                await loc(sel).fill(value, timeout=t)
+            elif text:
+                await page.keyboard.insert_text(text)
+            else:
+                await page.keyboard.press("Delete")
         elif kind == "type":
             await loc(sel).press_sequentially(str(step.get("value", "")), timeout=t)
         elif kind == "press":
             if step.get("on"):
                 state.last_sel = step["on"]
-                await loc(step["on"]).press(step["press"], timeout=t)
+                if await fast("focus", step["on"]):
+                    await page.keyboard.press(step["press"])
+                else:
+                    await loc(step["on"]).press(step["press"], timeout=t)
             else:
                 await page.keyboard.press(step["press"])
         elif kind == "check":
@@ -219,7 +242,7 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState) -> None:
         elif kind == "drag":
             await loc(sel).drag_to(loc(step["to"]), timeout=t)
         elif kind == "draw":
-            box = await loc(sel).bounding_box(timeout=t)
+            box = await fast("box", sel) or await loc(sel).bounding_box(timeout=t)
             if box is None:
                 raise FlowError(f"cannot draw on {sel!r}: it is not visible")
             pts = [(box["x"] + fx * box["width"], box["y"] + fy * box["height"]) for fx, fy in step["points"]]
@@ -247,47 +270,93 @@ def _short(exc: BaseException) -> str:
     return text[:240]
 
 
-async def check(page: Any, spec: dict[str, Any], state: FlowState) -> tuple[bool, Any]:
+# What the isolated world reads for an expectation (``dom.py``), and under which name.
+READ_AS = {"class": "attr", "hidden": "visible", "unchecked": "checked"}
+
+
+async def check(page: Any, spec: dict[str, Any], state: FlowState, dom: Dom | None = None) -> tuple[bool, Any]:
     """Evaluate one expectation once; returns (holds, what was observed)."""
     kind, sel = spec["expect"], spec.get("sel")
+    if kind in PIXEL_EXPECTS or kind == "pixel":
+        return await _check_pixels(page, spec, state)
+    name = "class" if kind == "class" else spec.get("name")
+    seen = None if dom is None else await dom.call("read", READ_AS.get(kind, kind), sel, name)
+    if seen is None:
+        seen = await _read(page, kind, sel, name)
+    return _judge(spec, seen["n"], seen["got"])
+
+
+async def _read(page: Any, kind: str, sel: str, name: str | None) -> dict[str, Any]:
+    """What ``dom.py``'s ``read`` answers, asked through Playwright's locators."""
     if kind == "storage":
         values = await page.evaluate(
             "() => { const o = []; for (let i = 0; i < localStorage.length; i++) "
             "o.push(String(localStorage.getItem(localStorage.key(i)))); return o; }"
         )
-        return any(spec["contains"] in v for v in values), [v[:80] for v in values[:5]]
+        return {"n": len(values), "got": values}
     locs = page.locator(sel)
     n = await locs.count()
     if kind == "count":
-        ok = n == spec["equals"] if "equals" in spec else n >= spec.get("min", 1)
-        return ok, n
-    if kind == "hidden":
-        return (n == 0 or not await locs.first.is_visible()), ("absent" if n == 0 else "visible")
+        return {"n": n, "got": n}
     if kind == "texts":
-        got = [_norm(t) for t in await locs.all_inner_texts()] if n else []
-        return got == list(spec["equals"]), got
+        return {"n": n, "got": await locs.all_inner_texts() if n else []}
+    if n == 0:
+        return {"n": 0, "got": None}
+    el = locs.first
+    if kind in ("visible", "hidden"):
+        got = await el.is_visible()
+    elif kind in ("checked", "unchecked"):
+        got = await el.is_checked(timeout=500)
+    elif kind == "text":
+        got = await el.inner_text(timeout=500)
+    elif kind == "value":
+        got = await el.input_value(timeout=500)
+    elif kind in ("attr", "class"):
+        got = await el.get_attribute(name, timeout=500)
+    else:
+        raise ValueError(f"unknown expectation {kind!r}")
+    return {"n": n, "got": got}
+
+
+def _judge(spec: dict[str, Any], n: int, got: Any) -> tuple[bool, Any]:
+    kind = spec["expect"]
+    if kind == "storage":
+        return any(spec["contains"] in v for v in got), [v[:80] for v in got[:5]]
+    if kind == "count":
+        return (n == spec["equals"] if "equals" in spec else n >= spec.get("min", 1)), n
+    if kind == "hidden":
+        return (n == 0 or not got), ("absent" if n == 0 else "visible")
+    if kind == "texts":
+        texts = [_norm(t) for t in got]
+        return texts == list(spec["equals"]), texts
     if n == 0:
         return False, "no element matches"
-    el = locs.first
     if kind == "visible":
-        return await el.is_visible(), "visible" if await el.is_visible() else "not visible"
+        return got, "visible" if got else "not visible"
     if kind in ("checked", "unchecked"):
-        c = await el.is_checked(timeout=500)
-        return c == (kind == "checked"), "checked" if c else "unchecked"
+        return got == (kind == "checked"), "checked" if got else "unchecked"
     if kind == "text":
-        return _compare(_norm(await el.inner_text(timeout=500)), spec)
+        return _compare(_norm(got), spec)
     if kind == "value":
-        return _compare(await el.input_value(timeout=500), spec)
+        return _compare(got, spec)
     if kind == "attr":
-        got = await el.get_attribute(spec["name"], timeout=500)
         if spec.get("absent"):
             return got is None, got
         return (got is not None and _compare(got, spec)[0]), got
     if kind == "class":
-        classes = ((await el.get_attribute("class", timeout=500)) or "").split()
+        classes = (got or "").split()
         if "has" in spec:
             return spec["has"] in classes, classes
         return spec["lacks"] not in classes, classes
+    raise ValueError(f"unknown expectation {kind!r}")
+
+
+async def _check_pixels(page: Any, spec: dict[str, Any], state: FlowState) -> tuple[bool, Any]:
+    kind = spec["expect"]
+    locs = page.locator(spec["sel"])
+    if await locs.count() == 0:
+        return False, "no element matches"
+    el = locs.first
     if kind in PIXEL_EXPECTS:
         before = state.snaps.get(spec["since"])
         if before is None:
@@ -296,10 +365,8 @@ async def check(page: Any, spec: dict[str, Any], state: FlowState) -> tuple[bool
         frac = pixel_difference(before, now)
         changed = frac > spec.get("threshold", 0.002)
         return changed == (kind == "changed"), f"{frac:.4f} of pixels differ"
-    if kind == "pixel":
-        png = await el.screenshot(timeout=1000, animations="disabled")
-        return pixel_matches(png, spec)
-    raise ValueError(f"unknown expectation {kind!r}")
+    png = await el.screenshot(timeout=1000, animations="disabled")
+    return pixel_matches(png, spec)
 
 
 def pixel_matches(png: bytes, spec: dict[str, Any]) -> tuple[bool, Any]:
@@ -339,12 +406,12 @@ def pixel_difference(png_a: bytes, png_b: bytes) -> float:
     return hist[255] / (a.size[0] * a.size[1])
 
 
-async def expect(page: Any, spec: dict[str, Any], state: FlowState) -> tuple[bool, Any]:
+async def expect(page: Any, spec: dict[str, Any], state: FlowState, dom: Dom | None = None) -> tuple[bool, Any]:
     """Poll an expectation until it holds or its wait runs out."""
     deadline = asyncio.get_running_loop().time() + spec.get("wait_ms", 1000) / 1000
     while True:
         try:
-            ok, got = await check(page, spec, state)
+            ok, got = await check(page, spec, state, dom)
         except Exception as exc:  # noqa: BLE001 - a page mid-navigation, a detached node
             ok, got = False, f"error: {_short(exc)}"
         if ok or asyncio.get_running_loop().time() >= deadline:

@@ -1,14 +1,17 @@
 """The browser side of grading: load the app, run every rubric item's flow, collect evidence.
 
 Everything here is a coroutine on the pool's event loop (``pool.py``). A grading gets fresh
-browser contexts (``LANES``, whose items run side by side); each rubric item then starts
+browser contexts (``LANES``, whose items run side by side: the first loads the app for the
+runtime stage while the others already run items); each rubric item starts
 from a freshly loaded app with empty storage (localStorage, sessionStorage, IndexedDB, Cache
 Storage and cookies are wiped between items, see ``WIPE_INIT``), so one broken item cannot
 make another fail and a broken app fails exactly the items it breaks. The first item runs on
 the page the runtime stage loaded, which is such a page (a new context, nothing but
 read-only probes has touched it). A page that hangs costs its context: the next item gets a
 new one. The fake clock (``advance`` steps) is installed in every context; time flows
-naturally until a flow advances it.
+naturally until a flow advances it. Flows read the page and find click points through the
+grader's own isolated world where they can (``dom.py``), through Playwright's locators
+otherwise.
 
 Containment of the app's untrusted JavaScript (see the env docstring for the whole story):
 
@@ -34,6 +37,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .dom import Dom
 from .flows import (
     EVENTS_OF,
     PIXEL_EXPECTS,
@@ -53,15 +57,6 @@ TIMER_FRAME = "at ClockController._callFirstTimer"
 FIXED_TIME = 1_767_225_600_000  # 2026-01-01T00:00:00Z: fake clocks start here, for determinism
 VIEWPORT = {"width": 640, "height": 480}
 LIMITS = {"dom_nodes": 20_000, "storage_bytes": 1_000_000, "dialogs": 10, "popups": 0}
-
-STATS_JS = """async () => {
-  let ls = 0;
-  try { for (let i = 0; i < localStorage.length; i++) { const k = localStorage.key(i);
-        ls += k.length + (localStorage.getItem(k) || '').length; } } catch (e) {}
-  let usage = 0;
-  try { usage = (await navigator.storage.estimate()).usage || 0; } catch (e) {}
-  return {dom_nodes: document.getElementsByTagName('*').length, storage_bytes: 2 * ls + usage};
-}"""
 
 LISTENER_TARGETS_JS = """(sel) => { let e = null; try { e = document.querySelector(sel); } catch (x) {}
   if (!e) return null; const a = []; for (let n = e; n && a.length < 12; n = n.parentNode) a.push(n);
@@ -150,6 +145,11 @@ class Session:
     #: the page is a fresh load of the app in a new context that nothing has acted on yet
     #: (the runtime stage's load): the next item may run on it instead of loading it again.
     fresh: bool = False
+    #: the app was loaded in this context (its storage may need a wipe before the next item)
+    used: bool = False
+    #: the grader's isolated world in the page (reads and click points without Playwright's
+    #: injected script, see dom.py)
+    dom: Dom | None = None
 
 
 async def open_session(browser: Any, origin: str, credit: bool = False, budget: Budget = Budget()) -> Session:
@@ -245,7 +245,7 @@ async def _new_session(browser: Any, credit: bool, budget: Budget) -> Session:
     page.set_default_timeout(3000)
     page.set_default_navigation_timeout(budget.load_s * 1000)
     cdp = await ctx.new_cdp_session(page)
-    return Session(ctx, page, watch, budget, cdp, credit)
+    return Session(ctx, page, watch, budget, cdp, credit, dom=Dom(cdp))
 
 
 async def _quiet(coro: Any) -> None:
@@ -287,8 +287,9 @@ async def wipe(sess: Session, origin: str) -> None:
 
 
 # Two contexts per grading run the rubric items side by side. Measured with bench/web.py's 12
-# apps on 2 cores (headless shell): 571 ms/app with one lane, 492 with two, 503 with three;
-# the second context costs ~50 ms of CPU (a renderer process), opened while the app loads.
+# apps on 2 cores (headless shell, median of 4 gradings per app, two runs each): one lane 490
+# and 534 ms/app, two 450 and 434, three 455 and 428. The second context costs ~70 ms of CPU
+# (a renderer process); a pool opens it ahead, with the first, during the previous grading.
 LANES = 2
 
 SETTLE_S = 0.05  # errors thrown from setTimeout(0)/promises just after load are load errors
@@ -310,7 +311,7 @@ async def load_check(
             out["probe"] = (await asyncio.gather(settle, probe()))[1]
         else:
             await settle
-        out.update(await asyncio.wait_for(sess.page.evaluate(STATS_JS), 3))
+        out.update(await asyncio.wait_for(sess.dom.call("stats"), 3) or {})
         out["loaded"] = True
     except Exception as exc:  # noqa: BLE001 - a load timeout is the app's failure
         out["hung"] = isinstance(exc, TimeoutError) or "Timeout" in type(exc).__name__
@@ -330,7 +331,7 @@ def _key(spec: dict[str, Any]) -> str:
     return json.dumps(spec, sort_keys=True)
 
 
-async def initial_state(page: Any, items: list[dict[str, Any]]) -> dict[str, bool]:
+async def initial_state(page: Any, items: list[dict[str, Any]], dom: Dom | None = None) -> dict[str, bool]:
     """Whether each expectation of every flow holds on the freshly loaded page.
 
     Every item starts from the same fresh page (new load, empty storage), so this is asked
@@ -346,7 +347,7 @@ async def initial_state(page: Any, items: list[dict[str, Any]]) -> dict[str, boo
 
     async def holds(step: dict[str, Any]) -> bool:
         try:
-            return (await check(page, step, state))[0]
+            return (await check(page, step, state, dom))[0]
         except Exception:  # noqa: BLE001
             return False
 
@@ -356,7 +357,12 @@ async def initial_state(page: Any, items: list[dict[str, Any]]) -> dict[str, boo
 
 
 async def run_item(
-    sess: Session, origin: str, react: bool, item: dict[str, Any], screenshots: str, initial: dict[str, bool]
+    sess: Session,
+    origin: str,
+    react: bool,
+    item: dict[str, Any],
+    screenshots: str,
+    initial: asyncio.Future[dict[str, bool]],
 ) -> dict[str, Any]:
     """Run one rubric item's flow on a freshly loaded app and say whether the transition was seen.
 
@@ -365,7 +371,7 @@ async def run_item(
     """
     steps = item["flow"]
     w = sess.watch
-    reuse, sess.fresh = sess.fresh, False
+    reuse, sess.fresh, sess.used = sess.fresh, False, True
     marks = (0, 0) if reuse else (len(w.page_errors), len(w.console_errors))
     res: dict[str, Any] = {
         "id": item["id"],
@@ -380,7 +386,16 @@ async def run_item(
     try:
         await asyncio.wait_for(
             _flow(
-                page, sess.cdp if sess.credit else None, origin, react, steps, state, res, sess.handlers, initial, reuse
+                page,
+                sess.cdp if sess.credit else None,
+                sess.dom,
+                origin,
+                react,
+                steps,
+                state,
+                res,
+                sess.handlers,
+                reuse,
             ),
             sess.budget.item_s,
         )
@@ -388,6 +403,18 @@ async def run_item(
         res["passed"] = False
         res["reason"] = "timed out: the page stopped responding (endless loop or busy main thread?)"
         res["hung"] = True
+    if res["passed"]:
+        # The transition rule (flows.py): some expectation must fail on the fresh page. That
+        # page is probed once per grading, possibly while this item ran in another context.
+        held = await initial
+        if not any(
+            s.get("expect") in PIXEL_EXPECTS or (s.get("expect") and not held.get(_key(s), True)) for s in steps
+        ):
+            res["passed"] = False
+            res["failed_step"] = len(steps) - 1
+            res["reason"] = (
+                "no transition: every expectation already held on the freshly loaded page, before the flow acted"
+            )
     if not res["passed"] and not res.get("hung") and not await _responsive(page):
         # A step that timed out because the handler it fired never returned (endless loop).
         res["hung"] = True
@@ -413,13 +440,13 @@ async def _responsive(page: Any) -> bool:
 async def _flow(
     page: Any,
     cdp: Any,
+    dom: Dom | None,
     origin: str,
     react: bool,
     steps: list[dict[str, Any]],
     state: FlowState,
     res: dict[str, Any],
     cache: dict[str, list[str]],
-    initial: dict[str, bool],
     reuse: bool = False,
 ) -> None:
     try:
@@ -428,17 +455,13 @@ async def _flow(
     except Exception as exc:  # noqa: BLE001
         res["reason"] = f"the app did not load: {str(exc).splitlines()[0][:200]}"
         return
-    # The transition rule (flows.py): some expectation must fail on the fresh page.
-    transition = any(
-        s.get("expect") in PIXEL_EXPECTS or (s.get("expect") and not initial.get(_key(s), True)) for s in steps
-    )
     for i, step in enumerate(steps):
         kind = step_kind(step)
         state.step = i
         res["selectors"] += [s for s in selectors_of(step) if s not in res["selectors"]]
         if kind == "expect":
             state.last_sel = step.get("sel")
-            ok, got = await expect(page, step, state)
+            ok, got = await expect(page, step, state, dom)
             if not ok:
                 res["failed_step"] = i
                 res["reason"] = f"step {i}: expected {describe(step)}; observed {got!r}"
@@ -455,17 +478,11 @@ async def _flow(
                     if src not in res["handlers"]:
                         res["handlers"].append(src)
         try:
-            await do_action(page, step, state)
+            await do_action(page, step, state, dom)
         except FlowError as exc:
             res["failed_step"] = i
             res["reason"] = f"step {i}: {exc}"
             return
-    if not transition:
-        res["failed_step"] = len(steps) - 1
-        res["reason"] = (
-            "no transition: every expectation already held on the freshly loaded page, before the flow acted"
-        )
-        return
     res["passed"] = True
 
 
@@ -556,124 +573,147 @@ async def grade_in_browser(
     """Load the app (runtime stage), then run each item's flow; the browser-side report.
 
     Items run in ``lanes`` contexts at once (each with its own storage, so they cannot see
-    each other): part of an item's time is round trips to the browser, which overlap.
+    each other). The first context loads the app for the runtime stage and then takes items;
+    the others take items at once, while that load settles and is probed. Their results count
+    only when the runtime stage passes (otherwise the report has no items, as before).
     """
     tally = new_tally()
     handler_cache: dict[str, list[str]] = {}
-    lanes = max(1, min(lanes, len(items)))
-    first = await _take_spare(browser, origin, credit, budget)
-    first.handlers = handler_cache
-    _keep_spare(browser, credit, budget)  # the next grading's context opens while this one runs (pools only)
-    # the other lanes' contexts open while the first one loads the app
-    extra = [asyncio.ensure_future(open_session(browser, origin, credit, budget)) for _ in range(lanes - 1)]
+    claimed = [_claim_spare(browser, credit, budget) for _ in range(max(1, min(lanes, len(items))))]
+    _keep_spares(browser, credit, budget, lanes)  # the next grading's contexts open while this one runs
+    opening = [asyncio.ensure_future(_session_for(browser, origin, credit, budget, c)) for c in claimed]
+    sessions: list[Session | None] = [None] * len(opening)
     results: list[dict[str, Any] | None] = [None] * len(items)
-    sessions: list[Session | None] = [first]
+    queue = list(enumerate(items))
+    initial: asyncio.Future[dict[str, bool]] = asyncio.get_running_loop().create_future()
+    load: dict[str, Any] = {"loaded": False, "hung": False, "page_errors": [], "console_errors": []}
+    runs = False  # the runtime stage passed: items count
+
+    async def lane(k: int) -> None:
+        sess = sessions[k] = await asyncio.shield(opening[k])
+        sess.handlers = handler_cache
+        while queue:
+            index, item = queue.pop(0)
+            sess = sessions[k]
+            if sess is None:
+                sess = sessions[k] = await open_session(browser, origin, credit, budget)
+                sess.handlers = handler_cache
+            try:
+                if sess.used and not sess.fresh:
+                    await asyncio.wait_for(wipe(sess, origin), 10)
+            except Exception:  # noqa: BLE001 - the page would not let go: new context
+                await close_session(sess, tally)
+                sess = sessions[k] = await open_session(browser, origin, credit, budget)
+                sess.handlers = handler_cache
+            res = await run_item(sess, origin, react, item, screenshots, initial)
+            results[index] = res
+            if res.get("hung"):
+                tally["hung"] = True
+                await close_session(sess, tally)
+                sessions[k] = None
+
+    others = [asyncio.ensure_future(lane(k)) for k in range(1, len(opening))]
     try:
+        first = sessions[0] = await opening[0]
+        first.handlers = handler_cache
 
         async def probe() -> dict[str, bool] | None:
             try:
-                return await asyncio.wait_for(initial_state(first.page, items), budget.item_s)
+                found = await asyncio.wait_for(initial_state(first.page, items, first.dom), budget.item_s)
             except TimeoutError:
-                return None
+                found = None
+            initial.set_result(found or {})  # items in the other lanes may finish now
+            return found
 
         load = await load_check(first, origin, react, probe)
-        initial = load.pop("probe", None)
+        first.used = True
+        probed = load.pop("probe", None)
         if load["hung"]:
             tally["hung"] = True
-        syntax = _syntax_errors(load["page_errors"])
-        for fut in extra:
-            sess = await fut
-            sess.handlers = handler_cache
-            sessions.append(sess)
-        if load["loaded"] and not syntax and load.get("rendered", True):
+        if load["loaded"] and not _syntax_errors(load["page_errors"]) and load.get("rendered", True):
             # The probed page is a fresh load with empty storage (a new context), untouched
-            # but for read-only probes, so the first item runs on it. Not after a probe timed
+            # but for read-only probes, so the next item runs on it. Not after a probe timed
             # out (the page may be stuck), nor with pixel probes (a screenshot may scroll).
-            first.fresh = initial is not None and not any(
-                s.get("expect") == "pixel" for it in items for s in it["flow"]
-            )
-            if initial is None:
-                initial = {}
-            queue = list(enumerate(items))
-
-            async def lane(k: int) -> None:
-                while queue:
-                    index, item = queue.pop(0)
-                    sess = sessions[k]
-                    if sess is None:
-                        sess = sessions[k] = await open_session(browser, origin, credit, budget)
-                        sess.handlers = handler_cache
-                    try:
-                        if not sess.fresh:
-                            await asyncio.wait_for(wipe(sess, origin), 10)
-                    except Exception:  # noqa: BLE001 - the page would not let go: new context
-                        await close_session(sess, tally)
-                        sess = sessions[k] = await open_session(browser, origin, credit, budget)
-                        sess.handlers = handler_cache
-                    res = await run_item(sess, origin, react, item, screenshots, initial)
-                    results[index] = res
-                    if res.get("hung"):
-                        tally["hung"] = True
-                        await close_session(sess, tally)
-                        sessions[k] = None
-
-            await asyncio.gather(*(lane(k) for k in range(len(sessions))))
+            first.fresh = probed is not None and not any(s.get("expect") == "pixel" for it in items for s in it["flow"])
+            runs = True
+            await asyncio.gather(lane(0), *others)
     finally:
-        for fut in extra:
-            if not fut.done():
-                fut.cancel()
-        for sess in sessions:
-            if sess is not None:
-                await close_session(sess, tally)
-    return {"load": load, "items": [r for r in results if r is not None], "tally": tally}
+        for task in others:
+            task.cancel()
+        await asyncio.gather(*others, return_exceptions=True)
+        await asyncio.gather(*(close_session(sess, tally) for sess in sessions if sess is not None))
+        for task in opening:  # contexts that no lane took (the grading ended first)
+            task.add_done_callback(_close_unused(sessions))
+    return {"load": load, "items": [r for r in results if r is not None] if runs else [], "tally": tally}
 
 
-# One fresh, unused context per pooled browser for the next grading, opened while the current
-# one runs: opening a context (a new renderer process) is mostly waiting, which overlaps well.
-# A browser launched for one grading (the benchmark's baseline) gets none: it would be wasted.
-_SPARES: dict[int, tuple[tuple[bool, Budget], asyncio.Future[Session]]] = {}
+def _close_unused(sessions: list[Session | None]) -> Callable[[asyncio.Future[Session]], None]:
+    def close(fut: asyncio.Future[Session]) -> None:
+        if not fut.cancelled() and fut.exception() is None and all(fut.result() is not s for s in sessions):
+            asyncio.ensure_future(_quiet(fut.result().ctx.close()))
+
+    return close
+
+
+# Fresh, unused contexts per pooled browser for the next grading (one per lane), opened while
+# the current one runs: opening a context (a new renderer process) is mostly waiting, which
+# overlaps well. A browser launched for one grading (the benchmark's baseline) gets none.
+_SPARES: dict[int, list[tuple[tuple[bool, Budget], asyncio.Future[Session]]]] = {}
 _POOLED: set[int] = set()
 
 
 def keep_spares(browser: Any) -> None:
-    """Mark ``browser`` as long-lived: each grading opens the next one's context ahead."""
+    """Mark ``browser`` as long-lived: each grading opens the next one's contexts ahead."""
     _POOLED.add(id(browser))
 
 
-def _keep_spare(browser: Any, credit: bool, budget: Budget) -> None:
+def _keep_spares(browser: Any, credit: bool, budget: Budget, n: int) -> None:
     if id(browser) not in _POOLED:
         return
-    old = _SPARES.pop(id(browser), None)
-    if old is not None:
-        old[1].cancel()
-    fut = asyncio.ensure_future(_new_session(browser, credit, budget))
-    fut.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "exception never retrieved"
-    _SPARES[id(browser)] = ((credit, budget), fut)
+    spares = _SPARES.setdefault(id(browser), [])
+    while len(spares) < n:
+        fut = asyncio.ensure_future(_new_session(browser, credit, budget))
+        fut.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "exception never retrieved"
+        spares.append(((credit, budget), fut))
+
+
+def _claim_spare(browser: Any, credit: bool, budget: Budget) -> asyncio.Future[Session] | None:
+    """The oldest spare opened with these settings, or None; spares with others are closed."""
+    spares = _SPARES.get(id(browser), [])
+    while spares:
+        key, fut = spares.pop(0)
+        if key == (credit, budget):
+            return fut
+        _discard(fut)
+    return None
+
+
+def _discard(fut: asyncio.Future[Session]) -> None:
+    if not fut.done():
+        fut.cancel()
+    elif not fut.cancelled() and fut.exception() is None:
+        asyncio.ensure_future(_quiet(fut.result().ctx.close()))
 
 
 async def drop_spare(browser: Any) -> None:
-    """Close the spare context kept for ``browser`` (the pool calls this before closing it)."""
+    """Close the spare contexts kept for ``browser`` (the pool calls this before closing it)."""
     _POOLED.discard(id(browser))
-    spare = _SPARES.pop(id(browser), None)
-    if spare is None:
-        return
-    fut = spare[1]
-    if not fut.done():
-        fut.cancel()
-        return
-    if not fut.cancelled() and fut.exception() is None:
-        await _quiet(fut.result().ctx.close())
+    for _, fut in _SPARES.pop(id(browser), []):
+        if not fut.done():
+            fut.cancel()
+        elif not fut.cancelled() and fut.exception() is None:
+            await _quiet(fut.result().ctx.close())
 
 
-async def _take_spare(browser: Any, origin: str, credit: bool, budget: Budget) -> Session:
-    spare = _SPARES.pop(id(browser), None)
-    if spare is not None and spare[0] == (credit, budget):
+async def _session_for(
+    browser: Any, origin: str, credit: bool, budget: Budget, spare: asyncio.Future[Session] | None
+) -> Session:
+    """The claimed spare bound to ``origin``, or a new session when there is none (or it died)."""
+    if spare is not None:
         try:
-            sess = await asyncio.wait_for(spare[1], 10)
+            sess = await asyncio.wait_for(spare, 10)
             await adopt(sess, origin)
             return sess
         except Exception:  # noqa: BLE001 - a spare from a dead browser: open a new one
             pass
-    elif spare is not None:
-        spare[1].cancel()
     return await open_session(browser, origin, credit, budget)

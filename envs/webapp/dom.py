@@ -1,0 +1,232 @@
+"""The grader's own view of the page: DOM reads and click points from an isolated world.
+
+Playwright's locators answer every question through its injected script (about 330 kB of
+JavaScript), which is compiled and run again in every new document. Each rubric item starts
+on a fresh load, so that cost came once per item: about 20 ms of CPU, more than the load
+itself (``bench/web.py``). For the questions flows ask most (plain CSS selectors: how many
+match, the first one's text, value, attribute, visibility; where to click it; select its
+text for a fill), this module answers with a small script of its own, installed in an
+isolated world of each document (DevTools' ``Page.createIsolatedWorld``). Like Playwright's
+utility world, that world shares the DOM with the app but not its JavaScript globals, so an
+app that patches ``Element.prototype`` or ``localStorage`` cannot change what the grader reads.
+
+Every answer reproduces Playwright's semantics for the case it handles (the functions named
+in ``AGENT_JS`` follow playwright-core's injected script), and every other case answers
+``None``: the caller then asks Playwright, which waits, retries and words its errors as
+before. Cases left to Playwright: selectors the browser's own CSS engine does not accept
+(``text=``, ``:text-is()``, ``:visible``, ``>>`` chains), selector lists, documents with open
+shadow roots (Playwright's CSS engine pierces them, ``querySelectorAll`` does not), elements
+that are missing, hidden, disabled, read-only or not fully inside the viewport (Playwright
+waits for them or scrolls to them), and anything that is not a text input, text area or
+native checkbox.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+WORLD = "codegym-grader"
+CALL_TIMEOUT_S = 2.0
+
+AGENT_JS = r"""
+(() => {
+  const XHTML = 'http://www.w3.org/1999/xhtml';
+  const hasOpenShadowRoot = () => {
+    const walk = document.createTreeWalker(document, NodeFilter.SHOW_ELEMENT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) if (n.shadowRoot) return true;
+    return false;
+  };
+  // null: a selector for Playwright's own engine (or a document it reads differently)
+  const matches = (sel) => {
+    if (typeof sel !== 'string' || sel.includes(',')) return null;
+    let found;
+    try { found = document.querySelectorAll(sel); } catch (e) { return null; }
+    return hasOpenShadowRoot() ? null : found;
+  };
+  // playwright-core injectedScript: computeBox / isElementVisible
+  const isVisible = (e) => {
+    const style = getComputedStyle(e);
+    if (style.display === 'contents') {
+      for (let c = e.firstChild; c; c = c.nextSibling) {
+        if (c.nodeType === 1 && isVisible(c)) return true;
+        if (c.nodeType === 3) {
+          const range = document.createRange();
+          range.selectNode(c);
+          const r = range.getBoundingClientRect();
+          if (r.width > 0 && r.height > 0) return true;
+        }
+      }
+      return false;
+    }
+    if (!e.checkVisibility() || style.visibility !== 'visible') return false;
+    const r = e.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  };
+  const inViewport = (r) => r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight;
+  const round = (v) => (v * 100 | 0) / 100;
+  const isHtml = (e) => e.namespaceURI === XHTML;
+  const TYPEABLE = ['', 'email', 'number', 'password', 'search', 'tel', 'text', 'url'];
+  globalThis.__codegym = {
+    // {n, got}: the number of matches and what the expectation reads off the first one
+    read(kind, sel, arg) {
+      if (kind === 'storage') {
+        const out = [];
+        for (let i = 0; i < localStorage.length; i++) out.push(String(localStorage.getItem(localStorage.key(i))));
+        return {n: out.length, got: out};
+      }
+      const found = matches(sel);
+      if (!found) return null;
+      const n = found.length, e = found[0];
+      if (kind === 'count') return {n, got: n};
+      if (kind === 'texts') return [...found].every(isHtml) ? {n, got: [...found].map((x) => x.innerText)} : null;
+      if (!n) return {n, got: null};
+      if (kind === 'visible' || kind === 'hidden') return {n, got: isVisible(e)};
+      if (kind === 'text') return isHtml(e) ? {n, got: e.innerText} : null;
+      if (kind === 'attr') return {n, got: e.getAttribute(arg)};
+      if (kind === 'value') return ['INPUT', 'TEXTAREA', 'SELECT'].includes(e.nodeName) ? {n, got: e.value} : null;
+      if (kind === 'checked') {
+        const box = e.nodeName === 'INPUT' && ['checkbox', 'radio'].includes(e.type);
+        return box ? {n, got: e.checked} : null;
+      }
+      return null;
+    },
+    // Where a force click lands (the middle of the first box, as Playwright computes it),
+    // when the element is in full view: no scrolling, so nothing else to reproduce.
+    clickPoint(sel, at) {
+      const found = matches(sel);
+      if (!found || !found.length) return null;
+      const e = found[0];
+      const whole = e.getBoundingClientRect();
+      if (!inViewport(whole)) return null;
+      if (at) {
+        if (!whole.width && !whole.height) return null;
+        const s = getComputedStyle(e);
+        const left = parseInt(s.borderLeftWidth || '', 10), top = parseInt(s.borderTopWidth || '', 10);
+        return [round(whole.x + left + at[0] * whole.width), round(whole.y + top + at[1] * whole.height)];
+      }
+      for (const r of e.getClientRects()) {
+        if (r.width * r.height > 0.99) return [round(r.x + r.width / 2), round(r.y + r.height / 2)];
+      }
+      return null;
+    },
+    box(sel) {
+      const found = matches(sel);
+      if (!found || !found.length || !isVisible(found[0])) return null;
+      const r = found[0].getBoundingClientRect();
+      return {x: r.x, y: r.y, width: r.width, height: r.height};
+    },
+    // playwright-core injectedScript.fill + selectText for text inputs and text areas that
+    // are visible, enabled and editable right now: the text to type next (none: press Delete).
+    selectForFill(sel, value) {
+      const found = matches(sel);
+      if (!found || !found.length) return null;
+      const e = found[0];
+      const input = e.nodeName === 'INPUT' && TYPEABLE.includes(e.type.toLowerCase());
+      if (!(input || e.nodeName === 'TEXTAREA') || !isVisible(e)) return null;
+      if (e.matches(':disabled') || e.hasAttribute('readonly') || e.closest('[aria-disabled]')) return null;
+      const number = input && e.type.toLowerCase() === 'number';
+      if (number && isNaN(Number(value.trim()))) return null;
+      if (input) {
+        e.select();
+        e.focus();
+      } else {
+        e.selectionStart = 0;
+        e.selectionEnd = e.value.length;
+        e.focus();
+      }
+      return number ? value.trim() : value;
+    },
+    // playwright-core injectedScript.focusNode(node, resetSelectionIfNotFocused=true)
+    focus(sel) {
+      const found = matches(sel);
+      if (!found || !found.length || found[0].isContentEditable) return null;
+      const e = found[0];
+      const wasFocused = document.activeElement === e && document.hasFocus();
+      e.focus();
+      e.focus();
+      if (!wasFocused && e.nodeName === 'INPUT') {
+        try { e.setSelectionRange(0, 0); } catch (x) {}
+      }
+      return true;
+    },
+    async stats() {
+      let ls = 0;
+      try {
+        for (let i = 0; i < localStorage.length; i++) {
+          const k = localStorage.key(i);
+          ls += k.length + (localStorage.getItem(k) || '').length;
+        }
+      } catch (e) {}
+      let usage = 0;
+      try { usage = (await navigator.storage.estimate()).usage || 0; } catch (e) {}
+      return {dom_nodes: document.getElementsByTagName('*').length, storage_bytes: 2 * ls + usage};
+    },
+  };
+})();
+"""
+
+
+class Dom:
+    """The grader's isolated world in one page, rebuilt for every new document.
+
+    Args:
+        cdp: a DevTools session attached to the page (``context.new_cdp_session(page)``).
+
+    """
+
+    def __init__(self, cdp: Any) -> None:
+        self.cdp = cdp
+        self._frame: str | None = None
+        self._context: int | None = None
+
+    async def call(self, fn: str, *args: Any) -> Any:
+        """``fn(*args)`` of the agent in the current document; None means "ask Playwright".
+
+        Raises TimeoutError when the page does not answer within ``CALL_TIMEOUT_S`` (an
+        endless loop on its main thread), and Playwright's Error for a closed page.
+        """
+        return await asyncio.wait_for(self._call(fn, args), CALL_TIMEOUT_S)
+
+    async def _call(self, fn: str, args: tuple[Any, ...]) -> Any:
+        expression = f"globalThis.__codegym.{fn}(...{json.dumps(args)})"
+        for _ in range(3):
+            if self._context is None:
+                await self._install()
+            try:
+                reply = await self.cdp.send(
+                    "Runtime.evaluate",
+                    {"expression": expression, "contextId": self._context, "returnByValue": True, "awaitPromise": True},
+                )
+            except Exception as exc:
+                if "Cannot find context" not in str(exc):
+                    raise
+                self._context = None  # a new document since the last call: a new world
+                continue
+            if "exceptionDetails" in reply:
+                if "__codegym" in json.dumps(reply["exceptionDetails"]):
+                    self._context = None  # the world outlived its agent: install it again
+                    continue
+                return None  # e.g. a document without localStorage: Playwright decides
+            return reply["result"].get("value")
+        return None
+
+    async def _install(self) -> None:
+        try:
+            await self._install_in(await self._main_frame())
+        except Exception:  # noqa: BLE001 - the main frame's id went stale: look it up again
+            self._frame = None
+            await self._install_in(await self._main_frame())
+
+    async def _main_frame(self) -> str:
+        if self._frame is None:
+            tree = await self.cdp.send("Page.getFrameTree")
+            self._frame = tree["frameTree"]["frame"]["id"]
+        return self._frame
+
+    async def _install_in(self, frame: str) -> None:
+        world = await self.cdp.send("Page.createIsolatedWorld", {"frameId": frame, "worldName": WORLD})
+        context = world["executionContextId"]
+        await self.cdp.send("Runtime.evaluate", {"expression": AGENT_JS, "contextId": context})
+        self._context = context
