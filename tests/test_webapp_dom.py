@@ -8,11 +8,14 @@ own world must not change what the grader reads.
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from codegym.envs.webapp import BrowserPool, WebAppEnv
 from codegym.envs.webapp.flows import FlowState, check, do_action
 from codegym.envs.webapp.grader import close_session, goto, new_tally, open_session
 from codegym.envs.webapp.server import StaticServer
+from PIL import Image
 
 PAGE = """<!doctype html><html><body>
 <p id="plain">  Hello,
@@ -206,6 +209,44 @@ def test_off_screen_shadow_dom_and_playwright_selectors_are_left_to_playwright(p
     unanswered, seen = on_page(pool, html, probe)
     assert unanswered == [None] * 5
     assert [ok for ok, _ in seen] == [True, True, True], seen
+
+
+SHOT_PAGE = """<!doctype html><html><body style="margin:0">
+<canvas id="pad" width="200" height="120" style="position:absolute; left:10.5px; top:20.3px; border:2px solid #333">
+</canvas>
+<div id="card" style="position:absolute; left:250.25px; top:40.7px; width:97.4px; height:33.3px;
+  background:linear-gradient(90deg, #f00, #00f); transform:rotate(7deg)">card <b>text</b></div>
+<input id="field" style="position:absolute; left:20px; top:200px">
+<div id="spin" style="position:absolute; left:300px; top:200px; width:20px; height:20px; background:#0a0"></div>
+<script>
+  const c = document.getElementById("pad").getContext("2d");
+  c.strokeStyle = "#c22"; c.lineWidth = 5; c.beginPath(); c.moveTo(10, 10); c.lineTo(190, 100); c.stroke();
+</script></body></html>"""
+
+
+def pixels(png):
+    img = Image.open(io.BytesIO(png)).convert("RGB")
+    return img.size, img.tobytes()
+
+
+def test_screenshots_match_playwrights_pixel_for_pixel_and_leave_it_the_hard_cases(pool):
+    async def shots(sess, _):
+        page, dom = sess.page, sess.dom
+        out = {}
+        for sel in ("#pad", "#card"):
+            own = await dom.screenshot(sel)
+            theirs = await page.locator(sel).first.screenshot(animations="disabled")
+            out[sel] = (own is not None, own is not None and pixels(own) == pixels(theirs))
+        await page.locator("#field").focus()  # a caret Playwright would hide: its job
+        out["caret"] = await dom.screenshot("#pad")
+        await page.evaluate("document.activeElement.blur()")
+        await page.evaluate("document.getElementById('spin').animate([{opacity: 0}, {opacity: 1}], 5000)")
+        out["animation"] = await dom.screenshot("#pad")  # Playwright would stop it first
+        return out
+
+    out = on_page(pool, SHOT_PAGE, shots)
+    assert out["#pad"] == (True, True) and out["#card"] == (True, True), out
+    assert out["caret"] is None and out["animation"] is None
 
 
 def test_an_app_that_patches_the_dom_in_its_own_world_cannot_fake_what_the_grader_reads():

@@ -5,7 +5,7 @@ JavaScript), which is compiled and run again in every new document. Each rubric 
 on a fresh load, so that cost came once per item: about 20 ms of CPU, more than the load
 itself (``bench/web.py``). For the questions flows ask most (plain CSS selectors: how many
 match, the first one's text, value, attribute, visibility; where to click it; select its
-text for a fill), this module answers with a small script of its own, installed in an
+text for a fill; its screenshot for pixel expectations), this module answers with a small script of its own, installed in an
 isolated world of each document (DevTools' ``Page.createIsolatedWorld``). Like Playwright's
 utility world, that world shares the DOM with the app but not its JavaScript globals, so an
 app that patches ``Element.prototype`` or ``localStorage`` cannot change what the grader reads.
@@ -17,13 +17,15 @@ before. Cases left to Playwright: selectors the browser's own CSS engine does no
 (``text=``, ``:text-is()``, ``:visible``, ``>>`` chains), selector lists, documents with open
 shadow roots (Playwright's CSS engine pierces them, ``querySelectorAll`` does not), elements
 that are missing, hidden, disabled, read-only or not fully inside the viewport (Playwright
-waits for them or scrolls to them), and anything that is not a text input, text area or
-native checkbox.
+waits for them or scrolls to them), anything that is not a text input, text area or native
+checkbox, and screenshots while an animation runs or a text field has the caret
+(Playwright stops the one and hides the other first).
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from typing import Any
 
@@ -111,6 +113,21 @@ AGENT_JS = r"""
       }
       return null;
     },
+    // The clip Playwright's element screenshot takes (enclosingIntRect of the box, in document
+    // coordinates), when there is nothing for its preparations to do: the element is in full
+    // view, no animation runs, fonts are loaded and no text field has a caret to hide.
+    shotClip(sel) {
+      const found = matches(sel);
+      if (!found || !found.length || !isVisible(found[0])) return null;
+      const active = document.activeElement;
+      if (active && (active.matches('input, textarea') || active.isContentEditable)) return null;
+      if (document.getAnimations().length || document.fonts.status !== 'loaded') return null;
+      const r = found[0].getBoundingClientRect();
+      if (!inViewport(r)) return null;
+      const x = r.x + scrollX, y = r.y + scrollY;
+      const x0 = Math.floor(x + 1e-3), y0 = Math.floor(y + 1e-3);
+      return {x: x0, y: y0, width: Math.ceil(x + r.width - 1e-3) - x0, height: Math.ceil(y + r.height - 1e-3) - y0};
+    },
     box(sel) {
       const found = matches(sel);
       if (!found || !found.length || !isVisible(found[0])) return null;
@@ -188,6 +205,23 @@ class Dom:
         endless loop on its main thread), and Playwright's Error for a closed page.
         """
         return await asyncio.wait_for(self._call(fn, args), CALL_TIMEOUT_S)
+
+    async def screenshot(self, sel: str) -> bytes | None:
+        """The first match's PNG as ``locator.screenshot(animations="disabled")`` takes it.
+
+        None when Playwright has to take it (see ``shotClip`` in ``AGENT_JS``).
+        """
+        clip = await self.call("shotClip", sel)
+        if clip is None:
+            return None
+        shot = await asyncio.wait_for(
+            self.cdp.send(
+                "Page.captureScreenshot",
+                {"format": "png", "clip": {**clip, "scale": 1}, "captureBeyondViewport": False},
+            ),
+            CALL_TIMEOUT_S,
+        )
+        return base64.b64decode(shot["data"])
 
     async def _call(self, fn: str, args: tuple[Any, ...]) -> Any:
         expression = f"globalThis.__codegym.{fn}(...{json.dumps(args)})"

@@ -258,7 +258,8 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState, dom: Dom 
         elif kind == "wait":
             await page.wait_for_timeout(min(int(step["wait"]), 3000))
         elif kind == "snap":
-            state.snaps[step["as"]] = await loc(sel).screenshot(timeout=t, animations="disabled")
+            png = None if dom is None else await dom.screenshot(sel)
+            state.snaps[step["as"]] = png or await loc(sel).screenshot(timeout=t, animations="disabled")
     except FlowError:
         raise
     except Exception as exc:  # noqa: BLE001 - Playwright's errors become the item's failure
@@ -278,7 +279,7 @@ async def check(page: Any, spec: dict[str, Any], state: FlowState, dom: Dom | No
     """Evaluate one expectation once; returns (holds, what was observed)."""
     kind, sel = spec["expect"], spec.get("sel")
     if kind in PIXEL_EXPECTS or kind == "pixel":
-        return await _check_pixels(page, spec, state)
+        return await _check_pixels(page, spec, state, dom)
     name = "class" if kind == "class" else spec.get("name")
     seen = None if dom is None else await dom.call("read", READ_AS.get(kind, kind), sel, name)
     if seen is None:
@@ -351,21 +352,21 @@ def _judge(spec: dict[str, Any], n: int, got: Any) -> tuple[bool, Any]:
     raise ValueError(f"unknown expectation {kind!r}")
 
 
-async def _check_pixels(page: Any, spec: dict[str, Any], state: FlowState) -> tuple[bool, Any]:
-    kind = spec["expect"]
-    locs = page.locator(spec["sel"])
-    if await locs.count() == 0:
-        return False, "no element matches"
-    el = locs.first
+async def _check_pixels(page: Any, spec: dict[str, Any], state: FlowState, dom: Dom | None) -> tuple[bool, Any]:
+    kind, sel = spec["expect"], spec["sel"]
+    png = None if dom is None else await dom.screenshot(sel)
+    if png is None:
+        locs = page.locator(sel)
+        if await locs.count() == 0:
+            return False, "no element matches"
+        png = await locs.first.screenshot(timeout=1000, animations="disabled")
     if kind in PIXEL_EXPECTS:
         before = state.snaps.get(spec["since"])
         if before is None:
             return False, f"no snap named {spec['since']!r} was taken"
-        now = await el.screenshot(timeout=1000, animations="disabled")
-        frac = pixel_difference(before, now)
+        frac = pixel_difference(before, png)
         changed = frac > spec.get("threshold", 0.002)
         return changed == (kind == "changed"), f"{frac:.4f} of pixels differ"
-    png = await el.screenshot(timeout=1000, animations="disabled")
     return pixel_matches(png, spec)
 
 
