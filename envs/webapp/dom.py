@@ -5,10 +5,11 @@ JavaScript), which is compiled and run again in every new document. Each rubric 
 on a fresh load, so that cost came once per item: about 20 ms of CPU, more than the load
 itself (``bench/web.py``). For the questions flows ask most (plain CSS selectors: how many
 match, the first one's text, value, attribute, visibility; where to click it; select its
-text for a fill; its screenshot for pixel expectations), this module answers with a small script of its own, installed in an
-isolated world of each document (DevTools' ``Page.createIsolatedWorld``). Like Playwright's
-utility world, that world shares the DOM with the app but not its JavaScript globals, so an
-app that patches ``Element.prototype`` or ``localStorage`` cannot change what the grader reads.
+text for a fill; its screenshot for pixel expectations), this module answers with a small
+script of its own, installed in an isolated world of each document (DevTools'
+``Page.createIsolatedWorld``). Like Playwright's utility world, that world shares the DOM
+with the app but not its JavaScript globals, so an app that patches ``Element.prototype``
+or ``localStorage`` cannot change what the grader reads.
 
 Every answer reproduces Playwright's semantics for the case it handles (the functions named
 in ``AGENT_JS`` follow playwright-core's injected script), and every other case answers
