@@ -194,12 +194,20 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState, dom: Dom 
     async def fast(fn: str, *args: Any) -> Any:
         return None if dom is None else await dom.call(fn, *args)
 
+    async def within(coro: Any) -> None:  # input sent past Playwright's locators: same time limit
+        try:
+            await asyncio.wait_for(coro, t / 1000)
+        except TimeoutError:
+            raise FlowError(
+                f"could not {kind} {sel or step.get('on') or ''!r}: the page did not take the input within {t} ms"
+            ) from None
+
     try:
         if kind in ("click", "dblclick"):
             at = step.get("at")
             point = await fast("clickPoint", sel, at)
             if point is not None:
-                await (page.mouse.click if kind == "click" else page.mouse.dblclick)(*point)
+                await within((page.mouse.click if kind == "click" else page.mouse.dblclick)(*point))
             elif kind == "dblclick":
                 await loc(sel).dblclick(timeout=t, force=True)
             elif at:
@@ -217,16 +225,16 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState, dom: Dom 
             if text is None:
                 await loc(sel).fill(value, timeout=t)
             elif text:
-                await page.keyboard.insert_text(text)
+                await within(page.keyboard.insert_text(text))
             else:
-                await page.keyboard.press("Delete")
+                await within(page.keyboard.press("Delete"))
         elif kind == "type":
             await loc(sel).press_sequentially(str(step.get("value", "")), timeout=t)
         elif kind == "press":
             if step.get("on"):
                 state.last_sel = step["on"]
                 if await fast("focus", step["on"]):
-                    await page.keyboard.press(step["press"])
+                    await within(page.keyboard.press(step["press"]))
                 else:
                     await loc(step["on"]).press(step["press"], timeout=t)
             else:
@@ -267,7 +275,7 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState, dom: Dom 
 
 
 def _short(exc: BaseException) -> str:
-    text = str(exc).split("\n")[0]
+    text = str(exc).split("\n")[0] or type(exc).__name__
     return text[:240]
 
 
