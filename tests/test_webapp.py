@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import gymnasium as gym
 import pytest
@@ -220,6 +221,33 @@ def test_pickled_env_grades_again(env):
     clone = pickle.loads(pickle.dumps(env))
     _, reward, _, _, info = clone.step(clone.gold_action())
     assert reward == 1.0, info["feedback"]
+
+
+def test_every_item_starts_its_fake_clock_on_2026_01_01():
+    # Each item reads the date on a fresh load, then advances the clock 5 s. Four items in two
+    # lanes: some run after another item in the same context, whose advance must not carry
+    # over; the second grading runs in contexts opened during the first, a while before.
+    app = """<p id="when">-</p><button id="show">show</button><script>
+      document.getElementById("show").onclick = () => {
+        document.getElementById("when").textContent = new Date().toISOString().slice(0, 19); };
+      </script>"""
+    flow = [
+        {"click": "#show"},
+        {"expect": "text", "sel": "#when", "equals": "2026-01-01T00:00:00"},
+        {"advance": 5000},
+        {"click": "#show"},
+        {"expect": "text", "sel": "#when", "equals": "2026-01-01T00:00:05"},
+    ]
+    rubric = [{"id": f"date-{k}", "text": "shows the date", "flow": flow} for k in range(4)]
+    e = WebAppEnv(tasks=[{"id": "clock", "request": "clock", "gold": app, "rubric": rubric}])
+    try:
+        for _ in range(2):
+            e.reset()
+            _, reward, _, _, info = e.step(f"```html\n{app}\n```")
+            assert reward == 1.0, info["feedback"]
+            time.sleep(1.2)
+    finally:
+        e.close()
 
 
 def test_items_do_not_see_each_others_storage():

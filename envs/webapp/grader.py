@@ -35,6 +35,7 @@ import json
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 from .dom import Dom
@@ -54,7 +55,9 @@ from .flows import (
 CLOSE_TIMEOUT_S = 5.0
 #: In the stack of an error thrown by a timer callback that Playwright's fake clock ran.
 TIMER_FRAME = "at ClockController._callFirstTimer"
-FIXED_TIME = 1_767_225_600_000  # 2026-01-01T00:00:00Z: fake clocks start here, for determinism
+# Fake clocks start here on every fresh load, for determinism. A datetime, because a number
+# means seconds to Playwright for Python (milliseconds in JavaScript).
+FIXED_TIME = datetime(2026, 1, 1, tzinfo=timezone.utc)
 VIEWPORT = {"width": 640, "height": 480}
 LIMITS = {"dom_nodes": 20_000, "storage_bytes": 1_000_000, "dialogs": 10, "popups": 0}
 
@@ -268,7 +271,11 @@ async def goto(page: Any, origin: str, react: bool, fresh: bool = False) -> bool
     """Open the app and wait until it is ready; False when a React root stayed empty.
 
     ``fresh``: the init script wipes Web Storage before the app's scripts run.
+    The fake clock starts at ``FIXED_TIME`` again: Playwright replays every clock call of
+    the context (earlier items' advances, and the real time since the context opened) in
+    each new document, so without this an item's dates depended on what ran before it.
     """
+    await page.clock.set_system_time(FIXED_TIME)
     await page.goto(f"{origin}/?{FRESH_PARAM}=1" if fresh else f"{origin}/", wait_until="load")
     if react:
         try:
