@@ -8,8 +8,8 @@ Storage and cookies are wiped between items, see ``WIPE_INIT``), so one broken i
 make another fail and a broken app fails exactly the items it breaks. The first item runs on
 the page the runtime stage loaded, which is such a page (a new context, nothing but
 read-only probes has touched it). A page that hangs costs its context: the next item gets a
-new one. The fake clock (``advance`` steps) is installed in every context; time flows
-naturally until a flow advances it. Flows read the page and find click points through the
+new one. The fake clock (``advance`` steps) is installed in every context and set to
+2026-01-01T00:00:00Z at every fresh load; time flows naturally until a flow advances it. Flows read the page and find click points through the
 grader's own isolated world where they can (``dom.py``), through Playwright's locators
 otherwise.
 
