@@ -171,6 +171,26 @@ def test_html_syntax_error_stops_at_the_source_level(env):
     assert "did not parse" in info["feedback"]
 
 
+@pytest.mark.parametrize(
+    "throws", ["JSON.parse(localStorage.getItem('n') || '');", "document.querySelector('#1');", "new RegExp('(');"]
+)
+def test_syntax_error_thrown_while_running_is_a_runtime_error_not_a_parse_error(throws):
+    # A script that parsed and then threw a SyntaxError (JSON, selector, RegExp) fails the
+    # runtime level only: its items are still graded.
+    app = f"""<p id="n">0</p><button id="inc">+</button><script>
+      let n = 0;
+      document.getElementById("inc").onclick = () => {{ n += 1; document.getElementById("n").textContent = n; }};
+      {throws}</script>"""
+    item = {"text": "+ adds one", "flow": [{"click": "#inc"}, {"expect": "text", "sel": "#n", "equals": "1"}]}
+    e = WebAppEnv(tasks=[{"id": "runtime-syntax", "request": "r", "gold": app, "rubric": [{"id": "inc", **item}]}])
+    e.reset()
+    _, reward, _, _, info = e.step(f"```html\n{app}\n```")
+    e.close()
+    comps = info["reward_components"]
+    assert (comps["source"], comps["runtime"], comps["functional"]) == (1.0, 0.0, 1.0), info["feedback"]
+    assert "did not parse" not in info["feedback"]
+
+
 def test_text_without_an_app_gets_the_floor_without_a_browser(env):
     _, reward, terminated, _, info = step(env, "todo-02", "Sure! I would build it with React.")
     assert reward == 0.0 and terminated

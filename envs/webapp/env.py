@@ -10,7 +10,7 @@ from codegym.errors import InfraError, TaskFormatError
 
 from . import credit as cr
 from .flows import validate_flow
-from .grader import LIMITS, Budget, grade_in_browser
+from .grader import LIMITS, Budget, grade_in_browser, parse_errors
 from .pool import BrowserPool
 from .react import compile_jsx, react_files
 from .server import StaticServer
@@ -76,7 +76,7 @@ class WebAppEnv(CodeEnv):
 
     * F ``format``: an app could be extracted (HTML with markup / JSX code);
     * S ``source``: it parses / compiles (React: esbuild succeeded, the compile rate; HTML: no
-      ``SyntaxError`` while the page loads);
+      script fails to parse, a ``SyntaxError`` without a stack frame, while the page loads);
     * R ``runtime``: the page loaded without uncaught errors, without hanging, and within the
       limits (DOM nodes, storage bytes, dialogs);
     * P ``functional``: share of rubric items whose flow passed (transition observed).
@@ -272,7 +272,7 @@ class WebAppEnv(CodeEnv):
             self.pool.mark_suspect()  # a context that would not close: restart before next use
         report = _normalise(report, origin)
         load, items, tally = report["load"], report["items"], report["tally"]
-        syntax = [e for e in load["page_errors"] if e["name"] == "SyntaxError"]
+        syntax = parse_errors(load["page_errors"])
         flags = _flags(load, tally)
         comps["source"] = 0.0 if syntax else 1.0
         comps["runtime"] = float(load["loaded"] and not load["page_errors"] and not set(flags) - set(SECURITY_FLAGS))

@@ -308,13 +308,13 @@ async def load_check(
     """The runtime stage: load once, wait briefly, measure (did it load without errors?).
 
     ``probe`` (read-only questions about the fresh page) runs during the wait; its result is
-    ``out["probe"]``. It is not asked when the app rendered nothing or had a SyntaxError.
+    ``out["probe"]``. It is not asked when the app rendered nothing or a script did not parse.
     """
     out: dict[str, Any] = {"loaded": False, "hung": False, "dom_nodes": 0, "storage_bytes": 0}
     try:
         out["rendered"] = await asyncio.wait_for(goto(sess.page, origin, react), sess.budget.load_s + 3)
         settle = asyncio.sleep(SETTLE_S)
-        if probe is not None and out["rendered"] and not _syntax_errors(sess.watch.page_errors):
+        if probe is not None and out["rendered"] and not parse_errors(sess.watch.page_errors):
             out["probe"] = (await asyncio.gather(settle, probe()))[1]
         else:
             await settle
@@ -330,8 +330,14 @@ async def load_check(
     return out
 
 
-def _syntax_errors(errors: list[dict[str, str]]) -> list[dict[str, str]]:
-    return [e for e in errors if e["name"] == "SyntaxError"]
+def parse_errors(errors: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The errors that say a script of the page did not parse.
+
+    A script that fails to compile throws a SyntaxError with no stack frame; one thrown while
+    a script runs (``JSON.parse("")``, ``querySelector("#1")``, a bad RegExp) has the frame
+    that threw it, and is a runtime error of a script that parsed.
+    """
+    return [e for e in errors if e["name"] == "SyntaxError" and "\n    at " not in (e.get("stack") or "")]
 
 
 def _key(spec: dict[str, Any]) -> str:
@@ -637,7 +643,7 @@ async def grade_in_browser(
         probed = load.pop("probe", None)
         if load["hung"]:
             tally["hung"] = True
-        if load["loaded"] and not _syntax_errors(load["page_errors"]) and load.get("rendered", True):
+        if load["loaded"] and not parse_errors(load["page_errors"]) and load.get("rendered", True):
             # The probed page is a fresh load with empty storage (a new context), untouched
             # but for read-only probes, so the next item runs on it. Not after a probe timed
             # out (the page may be stuck), nor with pixel probes (a screenshot may scroll).
