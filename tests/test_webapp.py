@@ -148,20 +148,36 @@ def test_component_that_throws_on_render_fails_runtime(env):
     assert "render exploded" in info["feedback"]
 
 
-def test_error_thrown_in_a_timer_callback_fails_runtime():
+@pytest.mark.parametrize(
+    ("timer", "uncaught"),
+    [
+        ("setTimeout(() => null.boom, 10);", "TypeError"),
+        # deeper than V8's 10 stack frames: the clock's own frames are cut from the stack
+        ("function f(k) { if (k === 0) null.boom; f(k - 1); } setTimeout(() => f(12), 10);", "TypeError"),
+        ("requestAnimationFrame(() => { throw 'a string'; });", "Error"),
+        # caught and logged by the app: a console error, not an uncaught one
+        ("setTimeout(() => { try { JSON.parse('{bad'); } catch (e) { console.error(e); } }, 10);", None),
+    ],
+)
+def test_error_thrown_in_a_timer_callback_fails_runtime(timer, uncaught):
     # The fake clock runs timers itself and logs their errors to the console: no
     # "pageerror" fires, yet the app threw, so runtime must be 0 and the error in evidence.
-    app = """<p id="n">0</p><script>
-      setTimeout(() => { document.getElementById("n").textContent = "1"; null.boom; }, 10);
-      </script>"""
+    app = f"""<p id="n">0</p><script>
+      setTimeout(() => {{ document.getElementById("n").textContent = "1"; }}, 10);
+      {timer}</script>"""
     item = {"text": "shows one", "flow": [{"advance": 100}, {"expect": "text", "sel": "#n", "equals": "1"}]}
     e = WebAppEnv(tasks=[{"id": "timer-throws", "request": "r", "gold": app, "rubric": [{"id": "one", **item}]}])
     e.reset()
     _, _, _, _, info = e.step(f"```html\n{app}\n```")
     e.close()
-    assert info["reward_components"]["runtime"] == 0.0, info["feedback"]
-    errors = info["verdict"]["items"][0]["evidence"]["page_errors"]
-    assert errors and errors[0]["name"] == "TypeError" and "boom" in errors[0]["message"], errors
+    evidence = info["verdict"]["items"][0]["evidence"]
+    assert info["reward_components"]["source"] == 1.0, info["feedback"]
+    if uncaught is None:
+        assert info["reward_components"]["runtime"] == 1.0, info["feedback"]
+        assert not evidence["page_errors"] and "SyntaxError" in evidence["console_errors"][0]
+    else:
+        assert info["reward_components"]["runtime"] == 0.0, info["feedback"]
+        assert [err["name"] for err in evidence["page_errors"]] == [uncaught], evidence
 
 
 def test_html_syntax_error_stops_at_the_source_level(env):

@@ -53,8 +53,6 @@ from .flows import (
 )
 
 CLOSE_TIMEOUT_S = 5.0
-#: In the stack of an error thrown by a timer callback that Playwright's fake clock ran.
-TIMER_FRAME = "at ClockController._callFirstTimer"
 # Fake clocks start here on every fresh load, for determinism. A datetime, because a number
 # means seconds to Playwright for Python (milliseconds in JavaScript).
 FIXED_TIME = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -218,11 +216,16 @@ async def _new_session(browser: Any, credit: bool, budget: Budget) -> Session:
     def on_console(msg: Any) -> None:
         if msg.type != "error":
             return
-        if TIMER_FRAME in msg.text:  # uncaught in a timer: the fake clock logs it, no pageerror fires
+        if not msg.location.get("url"):
+            # Uncaught in a timer: the fake clock runs timers itself and logs what they throw
+            # with console.error from its init script (no URL), and no pageerror fires. The
+            # app's own console.error, even in a timer, carries the app's URL (code it evals
+            # has none either, and would count as uncaught).
             if len(watch.page_errors) < 50:
                 first = msg.text.split("\n", 1)[0]
-                name, _, message = first.partition(": ")
-                watch.page_errors.append({"name": name or "Error", "message": message[:300], "stack": msg.text[:1200]})
+                named = re.match(r"([A-Za-z_$][\w$]*): (.*)", first)
+                name, message = named.groups() if named else ("Error", first)
+                watch.page_errors.append({"name": name, "message": message[:300], "stack": msg.text[:1200]})
         elif len(watch.console_errors) < 50:
             watch.console_errors.append(msg.text[:300])
 
