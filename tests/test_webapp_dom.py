@@ -211,6 +211,34 @@ def test_off_screen_shadow_dom_and_playwright_selectors_are_left_to_playwright(p
     assert [ok for ok, _ in seen] == [True, True, True], seen
 
 
+def test_elements_scrolled_out_of_view_are_left_to_playwright_which_scrolls_to_them(pool):
+    # Below the window, or in the window but scrolled out of a list's visible part: Playwright
+    # scrolls before it clicks or takes a screenshot, so the world must not answer.
+    html = """<ul id="list" style="height:60px; overflow:auto; margin:0; padding:0">
+      <li style="height:40px">one</li><li style="height:40px">two</li>
+      <li id="row" style="height:40px" onclick="this.textContent='hit'">three</li></ul>
+      <button id="below" style="margin-top:2000px" onclick="this.textContent='hit'">b</button>"""
+
+    async def probe(sess, _):
+        dom, state = sess.dom, FlowState()
+        asked = [
+            ("clickPoint", "#row", None),
+            ("clickPoint", "#below", None),
+            ("shotClip", "#row"),
+            ("shotClip", "#below"),
+        ]
+        unanswered = [await dom.call(*call) for call in asked]
+        seen = []
+        for sel in ("#row", "#below"):
+            await do_action(sess.page, {"click": sel}, state, dom)
+            seen.append(await check(sess.page, {"expect": "text", "sel": sel, "equals": "hit"}, state, dom))
+        return unanswered, seen
+
+    unanswered, seen = on_page(pool, html, probe)
+    assert unanswered == [None] * 4
+    assert [ok for ok, _ in seen] == [True, True], seen
+
+
 SHOT_PAGE = """<!doctype html><html><body style="margin:0">
 <canvas id="pad" width="200" height="120" style="position:absolute; left:10.5px; top:20.3px; border:2px solid #333">
 </canvas>

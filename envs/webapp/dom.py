@@ -67,7 +67,19 @@ AGENT_JS = r"""
     const r = e.getBoundingClientRect();
     return r.width > 0 && r.height > 0;
   };
-  const inViewport = (r) => r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight;
+  // In full view: inside the viewport and inside every ancestor that clips its overflow
+  // (a scrolled list, an overflow:hidden box), where Playwright would scroll first.
+  const inView = (e, r) => {
+    if (!(r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight)) return false;
+    for (let a = e.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+      const s = getComputedStyle(a);
+      if (s.overflowX === 'visible' && s.overflowY === 'visible') continue;
+      const b = a.getBoundingClientRect(), left = b.left + a.clientLeft, top = b.top + a.clientTop;
+      const right = left + a.clientWidth, bottom = top + a.clientHeight;
+      if (r.left < left || r.top < top || r.right > right || r.bottom > bottom) return false;
+    }
+    return true;
+  };
   const round = (v) => (v * 100 | 0) / 100;
   const isHtml = (e) => e.namespaceURI === XHTML;
   const TYPEABLE = ['', 'email', 'number', 'password', 'search', 'tel', 'text', 'url'];
@@ -102,7 +114,7 @@ AGENT_JS = r"""
       if (!found || !found.length) return null;
       const e = found[0];
       const whole = e.getBoundingClientRect();
-      if (!inViewport(whole)) return null;
+      if (!inView(e, whole)) return null;
       if (at) {
         if (!whole.width && !whole.height) return null;
         const s = getComputedStyle(e);
@@ -124,7 +136,7 @@ AGENT_JS = r"""
       if (active && (active.matches('input, textarea') || active.isContentEditable)) return null;
       if (document.getAnimations().length || document.fonts.status !== 'loaded') return null;
       const r = found[0].getBoundingClientRect();
-      if (!inViewport(r)) return null;
+      if (!inView(found[0], r)) return null;
       const x = r.x + scrollX, y = r.y + scrollY;
       const x0 = Math.floor(x + 1e-3), y0 = Math.floor(y + 1e-3);
       return {x: x0, y: y0, width: Math.ceil(x + r.width - 1e-3) - x0, height: Math.ceil(y + r.height - 1e-3) - y0};

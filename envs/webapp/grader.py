@@ -9,9 +9,9 @@ make another fail and a broken app fails exactly the items it breaks. The first 
 the page the runtime stage loaded, which is such a page (a new context, nothing but
 read-only probes has touched it). A page that hangs costs its context: the next item gets a
 new one. The fake clock (``advance`` steps) is installed in every context and set to
-2026-01-01T00:00:00Z at every fresh load; time flows naturally until a flow advances it. Flows read the page and find click points through the
-grader's own isolated world where they can (``dom.py``), through Playwright's locators
-otherwise.
+2026-01-01T00:00:00Z at every fresh load; time flows naturally until a flow advances it.
+Flows read the page and find click points through the grader's own isolated world where
+they can (``dom.py``), through Playwright's locators otherwise.
 
 Containment of the app's untrusted JavaScript (see the env docstring for the whole story):
 
@@ -35,7 +35,7 @@ import json
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from .dom import Dom
@@ -55,7 +55,7 @@ from .flows import (
 CLOSE_TIMEOUT_S = 5.0
 # Fake clocks start here on every fresh load, for determinism. A datetime, because a number
 # means seconds to Playwright for Python (milliseconds in JavaScript).
-FIXED_TIME = datetime(2026, 1, 1, tzinfo=timezone.utc)
+FIXED_TIME = datetime(2026, 1, 1, tzinfo=UTC)
 VIEWPORT = {"width": 640, "height": 480}
 LIMITS = {"dom_nodes": 20_000, "storage_bytes": 1_000_000, "dialogs": 10, "popups": 0}
 
