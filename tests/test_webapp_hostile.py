@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -119,6 +120,34 @@ def test_fetch_to_outside_and_to_other_localhost_ports_is_blocked_and_flagged(en
     assert any("example.com" in u for u in blocked) and any(f":{port}/leak" in u for u in blocked)
     assert any("10.0.0.1" in u for u in blocked)
     assert hits == []  # nothing reached the other local server
+
+
+def test_workers_cannot_reach_other_localhost_ports(env, bystander):
+    # A dedicated worker's fetch is routed like the page's; shared workers (whose requests
+    # are not) are switched off, so their fetch, sync XHR and WebSocket never start.
+    port, hits = bystander
+
+    def worker(kind, code):
+        blob = f"URL.createObjectURL(new Blob([{code!r}], {{type: 'text/javascript'}}))"
+        return f"try {{ new {kind}({blob}); }} catch (e) {{}}"
+
+    script = "".join(
+        [
+            worker("Worker", f"fetch('http://127.0.0.1:{port}/worker').catch(() => {{}})"),
+            worker("SharedWorker", f"fetch('http://127.0.0.1:{port}/shared').catch(() => {{}})"),
+            worker(
+                "SharedWorker",
+                f"const x = new XMLHttpRequest(); x.open('GET', 'http://127.0.0.1:{port}/xhr', false);"
+                "try { x.send(); } catch (e) {}",
+            ),
+            worker("SharedWorker", f"try {{ new WebSocket('ws://127.0.0.1:{port}/ws'); }} catch (e) {{}}"),
+        ]
+    )
+    reward, info = grade(env, working_app_plus(script))
+    time.sleep(0.5)  # time for a late request to land
+    assert hits == []
+    assert any(f":{port}/worker" in u for u in info["verdict"]["containment"]["blocked"])
+    assert "blocked_request" in info["audit"]["flags"]
 
 
 def test_websocket_is_mocked_and_flagged(env, bystander):

@@ -71,6 +71,9 @@ LAUNCH_ARGS = [
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--proxy-server=http://127.0.0.1:9",
+    # A SharedWorker's requests pass neither the context's request routing nor its WebSocket
+    # mock, and loopback bypasses the dead proxy: it could reach other localhost ports.
+    "--disable-blink-features=SharedWorker",
     # Chromium keeps only the last --disable-features, so this one repeats Playwright's own list
     # (playwright-core's chromiumSwitches.ts) and adds two that cost CPU on every grading:
     # a spare renderer process is pre-started for the next navigation of the same context,
