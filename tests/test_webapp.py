@@ -286,6 +286,47 @@ def test_every_item_starts_its_fake_clock_on_2026_01_01():
         e.close()
 
 
+def grade_app(app, rubric):
+    e = WebAppEnv(tasks=[{"id": "app", "request": "r", "gold": app, "rubric": rubric}])
+    try:
+        e.reset()
+        return e.step(f"```html\n{app}\n```")[1:5:3]
+    finally:
+        e.close()
+
+
+def test_unsaved_changes_guard_lets_the_next_item_load():
+    # A beforeunload guard is accepted, as Playwright does: the item after a typing item in
+    # the same context must still load its fresh page.
+    app = """<textarea id="note"></textarea><p id="status">empty</p><button id="inc">+</button><p id="n">0</p>
+      <script>let dirty = false, n = 0;
+      document.getElementById("note").oninput = () => { dirty = true;
+        document.getElementById("status").textContent = "unsaved"; };
+      document.getElementById("inc").onclick = () => { n += 1; document.getElementById("n").textContent = n; };
+      addEventListener("beforeunload", (e) => { if (dirty) { e.preventDefault(); e.returnValue = ""; } });
+      </script>"""
+    typing = {
+        "text": "typing",
+        "flow": [{"fill": "#note", "value": "hi"}, {"expect": "text", "sel": "#status", "equals": "unsaved"}],
+    }
+    inc = {"text": "+", "flow": [{"click": "#inc"}, {"expect": "text", "sel": "#n", "equals": "1"}]}
+    rubric = [{"id": f"type-{k}", **typing} for k in range(3)] + [{"id": f"inc-{k}", **inc} for k in range(3)]
+    reward, info = grade_app(app, rubric)
+    assert reward == 1.0, info["feedback"]
+
+
+def test_a_few_dialogs_per_load_are_no_storm_however_long_the_rubric():
+    # Two alerts on every load: 12 dialogs over 6 items, but the limit is per page load.
+    app = """<p id="n">0</p><button id="inc">+</button><script>alert("Welcome!"); alert("Press +");
+      let n = 0;
+      document.getElementById("inc").onclick = () => { n += 1; document.getElementById("n").textContent = n; };
+      </script>"""
+    item = {"text": "+", "flow": [{"click": "#inc"}, {"expect": "text", "sel": "#n", "equals": "1"}]}
+    reward, info = grade_app(app, [{"id": f"inc-{k}", **item} for k in range(6)])
+    assert reward == 1.0 and "dialog_storm" not in info["audit"]["flags"], info["feedback"]
+    assert info["verdict"]["containment"]["dialogs"] == 12
+
+
 def test_items_do_not_see_each_others_storage():
     # Item "dirty" writes sessionStorage (which survives navigations in a tab) and
     # localStorage; item "clean" runs next in the same tab and must start from empty storage.

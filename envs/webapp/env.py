@@ -356,7 +356,7 @@ def _flags(load: dict[str, Any], tally: dict[str, Any]) -> list[str]:
         flags.append("navigation_away")
     if tally["hung"] or tally["close_hung"]:
         flags.append("hung_page")
-    if tally["dialogs"] > LIMITS["dialogs"]:
+    if tally["peak_dialogs"] > LIMITS["dialogs"]:
         flags.append("dialog_storm")
     if load.get("dom_nodes", 0) > LIMITS["dom_nodes"]:
         flags.append("huge_dom")

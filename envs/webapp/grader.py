@@ -18,8 +18,9 @@ Containment of the app's untrusted JavaScript (see the env docstring for the who
 * every request whose URL is not on the app's own origin (``http://127.0.0.1:PORT/``) is
   aborted and recorded, including other localhost ports; WebSockets are answered by a mock
   that never connects; service workers are blocked;
-* dialogs are dismissed and counted, popups (``window.open``) closed and counted, main-frame
-  navigations away from the origin recorded;
+* dialogs are dismissed and counted per page load (``beforeunload`` ones accepted, as
+  Playwright does), popups (``window.open``) closed and counted, main-frame navigations
+  away from the origin recorded;
 * every step has a timeout and every item a budget; a page stuck in an endless loop is
   abandoned and its context closed (Chromium kills the renderer); if even that hangs, the
   report says so and the pool restarts the browser;
@@ -57,6 +58,7 @@ CLOSE_TIMEOUT_S = 5.0
 # means seconds to Playwright for Python (milliseconds in JavaScript).
 FIXED_TIME = datetime(2026, 1, 1, tzinfo=UTC)
 VIEWPORT = {"width": 640, "height": 480}
+# dialogs: per page load (each item loads the app again); popups: per grading
 LIMITS = {"dom_nodes": 20_000, "storage_bytes": 1_000_000, "dialogs": 10, "popups": 0}
 
 LISTENER_TARGETS_JS = """(sel) => { let e = null; try { e = document.querySelector(sel); } catch (x) {}
@@ -88,6 +90,10 @@ class Watch:
     blocked: list[str] = field(default_factory=list)
     websockets: list[str] = field(default_factory=list)
     dialogs: int = 0
+    #: dialogs opened by the current document, and the most any one document opened (the
+    #: limit is per page load: a rubric with more items must not make an app a storm)
+    load_dialogs: int = 0
+    peak_dialogs: int = 0
     popups: int = 0
     navigated_away: list[str] = field(default_factory=list)
     crashed: bool = False
@@ -99,6 +105,7 @@ class Watch:
                 if url not in agg[key] and len(agg[key]) < 20:
                     agg[key].append(url)
         agg["dialogs"] += self.dialogs
+        agg["peak_dialogs"] = max(agg["peak_dialogs"], self.peak_dialogs)
         agg["popups"] += self.popups
         agg["crashed"] = agg["crashed"] or self.crashed
 
@@ -110,6 +117,7 @@ def new_tally() -> dict[str, Any]:
         "websockets": [],
         "navigated_away": [],
         "dialogs": 0,
+        "peak_dialogs": 0,
         "popups": 0,
         "crashed": False,
         "hung": False,
@@ -206,11 +214,19 @@ async def _new_session(browser: Any, credit: bool, budget: Budget) -> Session:
         asyncio.ensure_future(_quiet(p.close()))
 
     def on_dialog(d: Any) -> None:
+        if d.type == "beforeunload":  # an "unsaved changes" guard: leave, as Playwright does
+            asyncio.ensure_future(_quiet(d.accept()))
+            return
         watch.dialogs += 1
+        watch.load_dialogs += 1
+        watch.peak_dialogs = max(watch.peak_dialogs, watch.load_dialogs)
         asyncio.ensure_future(_quiet(d.dismiss()))
 
     def on_nav(frame: Any) -> None:
-        if frame.parent_frame is None and not frame.url.startswith(watch.origin + "/") and frame.url != "about:blank":
+        if frame.parent_frame is not None:
+            return
+        watch.load_dialogs = 0
+        if not frame.url.startswith(watch.origin + "/") and frame.url != "about:blank":
             watch.navigated_away.append(frame.url[:200])
 
     def on_console(msg: Any) -> None:
