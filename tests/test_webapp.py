@@ -356,6 +356,25 @@ def test_items_do_not_see_each_others_storage():
     assert reward == 1.0, info["feedback"]
 
 
+def test_what_a_page_writes_while_it_unloads_does_not_reach_the_next_item():
+    # The page writes a cookie and localStorage on pagehide, after the wipe between items.
+    app = """<p id="seen">-</p><p id="n">0</p><button id="inc">+</button><script>
+      let n = 0;
+      const cookie = (document.cookie.match(/n=(\\d+)/) || [])[1] || "none";
+      document.getElementById("seen").textContent = cookie + "|" + (localStorage.getItem("n") || "none");
+      document.getElementById("inc").onclick = () => { n += 1; document.getElementById("n").textContent = n; };
+      addEventListener("pagehide", () => {
+        document.cookie = "n=" + n + "; max-age=9999"; localStorage.setItem("n", n); });
+      </script>"""
+    flow = [
+        {"expect": "text", "sel": "#seen", "equals": "none|none"},
+        {"click": "#inc"},
+        {"expect": "text", "sel": "#n", "equals": "1"},
+    ]
+    reward, info = grade_app(app, [{"id": f"inc-{k}", "text": "starts clean", "flow": flow} for k in range(4)])
+    assert reward == 1.0, info["feedback"]
+
+
 def test_first_item_runs_on_the_runtime_load_as_fresh_as_the_others_and_keeps_its_load_errors():
     # The first item reuses the page the runtime stage loaded (only read-only probes touched
     # it): it must see the same fresh state as a reloaded item, and the error thrown while

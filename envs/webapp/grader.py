@@ -128,12 +128,17 @@ def new_tally() -> dict[str, Any]:
 FRESH_PARAM = "__codegym_fresh"
 # Every item starts on a fresh app with empty storage. The browser clears localStorage,
 # IndexedDB, Cache Storage and cookies (DevTools' Storage.clearDataForOrigin); sessionStorage
-# belongs to the tab and survives navigations, so this init script, which runs before any of
-# the app's scripts, clears both Web Storages again when the URL carries FRESH_PARAM and then
-# drops the parameter (a later ``reload`` step must keep the storage it is testing).
+# belongs to the tab and survives navigations, and the previous item's page may still write
+# while it unloads (pagehide), after that wipe. So this init script, which runs before any of
+# the app's scripts, clears both Web Storages and the cookies the page can see (every cookie
+# the app can set from script) again when the URL carries FRESH_PARAM, and then drops the
+# parameter (a later ``reload`` step must keep the storage it is testing).
 WIPE_INIT = (
     f"(() => {{ try {{ const u = new URL(location.href); if (u.searchParams.has('{FRESH_PARAM}')) {{"
-    f" sessionStorage.clear(); localStorage.clear(); u.searchParams.delete('{FRESH_PARAM}');"
+    " sessionStorage.clear(); localStorage.clear();"
+    " for (const c of document.cookie.split(';')) { const name = c.split('=')[0].trim();"
+    " if (name) document.cookie = name + '=; Max-Age=0; path=/'; }"
+    f" u.searchParams.delete('{FRESH_PARAM}');"
     " history.replaceState(history.state, '', u.pathname + u.search + u.hash); } } catch (e) {} })();"
 )
 
