@@ -90,6 +90,26 @@ def test_endless_loop_in_a_click_handler_fails_the_item_and_next_episode_works(e
     gold_still_works(env)
 
 
+def test_endless_loop_in_a_key_handler_fails_at_its_step_within_the_action_limit():
+    # A key press on the page (no "on" element) goes straight to the keyboard: it keeps the
+    # 2 s action limit, so the item fails at that step instead of using up its budget.
+    app = """<p id="o">-</p><script>
+      document.addEventListener("keydown", (e) => { if (e.key === "Escape") { for (;;) {} } });</script>"""
+    flow = [{"press": "Escape"}, {"expect": "text", "sel": "#o", "equals": "closed"}]
+    e = WebAppEnv(
+        tasks=[{"id": "k", "request": "r", "gold": app, "rubric": [{"id": "esc", "text": "esc", "flow": flow}]}],
+        item_timeout_s=8,
+    )
+    try:
+        e.reset()
+        _, _, _, _, info = e.step(f"```html\n{app}\n```")
+    finally:
+        e.close()
+    item = info["verdict"]["items"][0]
+    assert item["failed_step"] == 0 and "did not take the input" in item["reason"], item
+    assert "hung_page" in info["audit"]["flags"]
+
+
 def test_alert_storm_is_dismissed_and_flagged(env):
     reward, info = grade(
         env, working_app_plus("for (let i = 0; i < 30; i++) alert('hi ' + i); setInterval(() => alert('again'), 50);")

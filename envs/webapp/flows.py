@@ -238,7 +238,7 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState, dom: Dom 
                 else:
                     await loc(step["on"]).press(step["press"], timeout=t)
             else:
-                await page.keyboard.press(step["press"])
+                await within(page.keyboard.press(step["press"]))
         elif kind == "check":
             await loc(sel).check(timeout=t, force=True)
         elif kind == "uncheck":
@@ -254,11 +254,11 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState, dom: Dom 
             if box is None:
                 raise FlowError(f"cannot draw on {sel!r}: it is not visible")
             pts = [(box["x"] + fx * box["width"], box["y"] + fy * box["height"]) for fx, fy in step["points"]]
-            await page.mouse.move(*pts[0])
-            await page.mouse.down()
+            await within(page.mouse.move(*pts[0]))
+            await within(page.mouse.down())
             for p in pts[1:]:
-                await page.mouse.move(*p, steps=6)
-            await page.mouse.up()
+                await within(page.mouse.move(*p, steps=6))
+            await within(page.mouse.up())
         elif kind == "reload":
             await page.reload(wait_until="load", timeout=8000)
         elif kind == "advance":
