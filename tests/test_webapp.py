@@ -120,6 +120,33 @@ def test_failed_items_get_negative_spans_on_the_code_they_touch(env):
     assert any("panel-" in text or "select(tab)" in text for text in positive)
 
 
+def test_credit_names_the_handler_bound_when_the_item_acted():
+    # Item "stop" rebinds #t before clicking it; item "start" clicked #t while it still ran
+    # startTimer. Each item's credit must name the handler its own click ran.
+    app = """<p id="s">idle</p><button id="arm">arm</button><button id="t">toggle</button><script>
+      const s = document.getElementById("s"), t = document.getElementById("t");
+      function startTimer() { s.textContent = "started"; }
+      function stopTimer() { s.textContent = "stopped"; }
+      t.onclick = startTimer;
+      document.getElementById("arm").onclick = () => { t.onclick = stopTimer; s.textContent = "armed"; };
+      </script>"""
+    start = {
+        "id": "start",
+        "text": "starts",
+        "flow": [{"click": "#t"}, {"expect": "text", "sel": "#s", "equals": "started"}],
+    }
+    stop = {
+        "id": "stop",
+        "text": "armed, stops",
+        "flow": [{"click": "#arm"}, {"click": "#t"}, {"expect": "text", "sel": "#s", "equals": "stopped"}],
+    }
+    reward, info = grade_app(app, [start, dict(start, id="start-2"), stop])
+    assert reward == 1.0, info["feedback"]
+    credited = {it["id"]: " ".join(app[a:b] for a, b in it["code_spans"]) for it in info["verdict"]["items"]}
+    assert "function stopTimer" in credited["stop"] and "function startTimer" not in credited["stop"], credited
+    assert "function startTimer" in credited["start"] and "function stopTimer" not in credited["start"], credited
+
+
 def test_react_component_compiles_mounts_and_grades(env):
     env.reset(options={"task_id": "react-rating-01"})
     gold = env.gold_action()

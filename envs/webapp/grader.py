@@ -153,9 +153,6 @@ class Session:
     budget: Budget
     cdp: Any = None
     credit: bool = False
-    #: selector -> handler sources, shared by the items of one grading (most items touch the
-    #: same controls; asking DevTools once per control keeps credit cheap).
-    handlers: dict[str, list[str]] = field(default_factory=dict)
     #: the page is a fresh load of the app in a new context that nothing has acted on yet
     #: (the runtime stage's load): the next item may run on it instead of loading it again.
     fresh: bool = False
@@ -431,7 +428,6 @@ async def run_item(
                 steps,
                 state,
                 res,
-                sess.handlers,
                 reuse,
             ),
             sess.budget.item_s,
@@ -483,7 +479,6 @@ async def _flow(
     steps: list[dict[str, Any]],
     state: FlowState,
     res: dict[str, Any],
-    cache: dict[str, list[str]],
     reuse: bool = False,
 ) -> None:
     try:
@@ -505,13 +500,9 @@ async def _flow(
                 return
             continue
         if cdp is not None and kind in EVENTS_OF:
+            # the handlers bound right now: an earlier step (or item) may have rebound them
             for sel in selectors_of(step):
-                key = f"{kind} {sel}"
-                if key not in cache:
-                    found = await handler_sources(cdp, sel, EVENTS_OF[kind])
-                    if found:
-                        cache[key] = found
-                for src in cache.get(key, []):
+                for src in await handler_sources(cdp, sel, EVENTS_OF[kind]):
                     if src not in res["handlers"]:
                         res["handlers"].append(src)
         try:
@@ -615,7 +606,6 @@ async def grade_in_browser(
     only when the runtime stage passes (otherwise the report has no items, as before).
     """
     tally = new_tally()
-    handler_cache: dict[str, list[str]] = {}
     claimed = [_claim_spare(browser, credit, budget) for _ in range(max(1, min(lanes, len(items))))]
     _keep_spares(browser, credit, budget, lanes)  # the next grading's contexts open while this one runs
     opening = [asyncio.ensure_future(_session_for(browser, origin, credit, budget, c)) for c in claimed]
@@ -628,20 +618,17 @@ async def grade_in_browser(
 
     async def lane(k: int) -> None:
         sess = sessions[k] = await asyncio.shield(opening[k])
-        sess.handlers = handler_cache
         while queue:
             index, item = queue.pop(0)
             sess = sessions[k]
             if sess is None:
                 sess = sessions[k] = await open_session(browser, origin, credit, budget)
-                sess.handlers = handler_cache
             try:
                 if sess.used and not sess.fresh:
                     await asyncio.wait_for(wipe(sess, origin), 10)
             except Exception:  # noqa: BLE001 - the page would not let go: new context
                 await close_session(sess, tally)
                 sess = sessions[k] = await open_session(browser, origin, credit, budget)
-                sess.handlers = handler_cache
             res = await run_item(sess, origin, react, item, screenshots, initial)
             results[index] = res
             if res.get("hung"):
@@ -652,7 +639,6 @@ async def grade_in_browser(
     others = [asyncio.ensure_future(lane(k)) for k in range(1, len(opening))]
     try:
         first = sessions[0] = await opening[0]
-        first.handlers = handler_cache
 
         async def probe() -> dict[str, bool] | None:
             try:
