@@ -262,6 +262,28 @@ def test_a_page_already_showing_the_final_state_is_no_transition(env):
     assert reward == pytest.approx(0.3)
 
 
+@pytest.mark.parametrize("later", ["setTimeout(show, 20)", "setTimeout(show, 600)", "requestAnimationFrame(show)"])
+def test_a_page_that_shows_the_final_state_by_itself_a_moment_later_is_no_transition(later):
+    # The buttons do nothing; the result appears on its own shortly after load, while the
+    # flow clicks. The probe lets the untouched page run as long as the flow takes.
+    app = f"""<div id="out">0</div><button id="one">1</button><button id="eq">=</button><script>
+      const show = () => {{ document.getElementById("out").textContent = "1"; }};
+      {later};</script>"""
+    flow = [{"click": "#one"}, {"click": "#eq"}, {"expect": "text", "sel": "#out", "equals": "1"}]
+    reward, info = grade_app(app, [{"id": f"one-{k}", "text": "1 = shows 1", "flow": flow} for k in range(3)])
+    assert [it["passed"] for it in info["verdict"]["items"]] == [False] * 3, info["feedback"]
+    assert all("no transition" in it["reason"] for it in info["verdict"]["items"])
+
+
+def test_a_flow_that_only_lets_time_pass_is_judged_by_the_load():
+    # Time is this flow's action: the toast that hides itself after 3 s is the requirement.
+    app = """<div id="toast">Saved</div><script>
+      setTimeout(() => { document.getElementById("toast").hidden = true; }, 3000);</script>"""
+    flow = [{"expect": "visible", "sel": "#toast"}, {"advance": 3500}, {"expect": "hidden", "sel": "#toast"}]
+    reward, info = grade_app(app, [{"id": "hides", "text": "the toast hides after 3 s", "flow": flow}])
+    assert reward == 1.0, info["feedback"]
+
+
 def test_info_is_deterministic_for_the_same_action(env):
     env.reset(options={"task_id": "counter-03"})
     bad = env.broken_actions()[0]["action"]
@@ -343,7 +365,7 @@ def test_unsaved_changes_guard_lets_the_next_item_load():
 
 
 def test_a_few_dialogs_per_load_are_no_storm_however_long_the_rubric():
-    # Two alerts on every load: 12 dialogs over 6 items, but the limit is per page load.
+    # Two alerts on every load: 12 or more dialogs over 6 items, but the limit is per page load.
     app = """<p id="n">0</p><button id="inc">+</button><script>alert("Welcome!"); alert("Press +");
       let n = 0;
       document.getElementById("inc").onclick = () => { n += 1; document.getElementById("n").textContent = n; };
@@ -351,7 +373,7 @@ def test_a_few_dialogs_per_load_are_no_storm_however_long_the_rubric():
     item = {"text": "+", "flow": [{"click": "#inc"}, {"expect": "text", "sel": "#n", "equals": "1"}]}
     reward, info = grade_app(app, [{"id": f"inc-{k}", **item} for k in range(6)])
     assert reward == 1.0 and "dialog_storm" not in info["audit"]["flags"], info["feedback"]
-    assert info["verdict"]["containment"]["dialogs"] == 12
+    assert info["verdict"]["containment"]["dialogs"] >= 12  # two per load: each item, and the runtime stage
 
 
 def test_items_do_not_see_each_others_storage():

@@ -170,6 +170,16 @@ class FlowState:
     snaps: dict[str, bytes] = field(default_factory=dict)
     step: int = 0
     last_sel: str | None = None
+    #: uncaught errors the app's timers threw while an ``advance`` ran them
+    thrown: list[dict[str, str]] = field(default_factory=list)
+
+
+def uncaught(text: str) -> dict[str, str]:
+    """A page error entry from the text of an uncaught error (its stack, or a thrown value)."""
+    first = text.split("\n", 1)[0]
+    named = re.match(r"([A-Za-z_$][\w$]*): (.*)", first)
+    name, message = named.groups() if named else ("Error", first)
+    return {"name": name, "message": message[:300], "stack": text[:1200]}
 
 
 def _norm(text: str | None) -> str:
@@ -262,7 +272,15 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState, dom: Dom 
         elif kind == "reload":
             await page.reload(wait_until="load", timeout=8000)
         elif kind == "advance":
-            await page.clock.run_for(int(step["advance"]))
+            try:
+                await page.clock.run_for(int(step["advance"]))
+            except Exception as exc:
+                # The fake clock runs every due timer, then re-raises the first error one threw:
+                # an uncaught error of the app, and time has passed all the same.
+                text = str(exc).removeprefix("Clock.run_for: ")
+                if page.is_closed() or "has been closed" in text or "context was destroyed" in text:
+                    raise
+                state.thrown.append(uncaught(text))
         elif kind == "wait":
             await page.wait_for_timeout(min(int(step["wait"]), 3000))
         elif kind == "snap":

@@ -2,16 +2,15 @@
 
 Everything here is a coroutine on the pool's event loop (``pool.py``). A grading gets fresh
 browser contexts (``LANES``, whose items run side by side: the first loads the app for the
-runtime stage while the others already run items); each rubric item starts
-from a freshly loaded app with empty storage (localStorage, sessionStorage, IndexedDB, Cache
-Storage and cookies are wiped between items, see ``WIPE_INIT``), so one broken item cannot
-make another fail and a broken app fails exactly the items it breaks. The first item runs on
-the page the runtime stage loaded, which is such a page (a new context, nothing but
-read-only probes has touched it). A page that hangs costs its context: the next item gets a
-new one. The fake clock (``advance`` steps) is installed in every context and set to
-2026-01-01T00:00:00Z at every fresh load; time flows naturally until a flow advances it.
-Flows read the page and find click points through the grader's own isolated world where
-they can (``dom.py``), through Playwright's locators otherwise.
+runtime stage and probes it untouched while the others already run items); each rubric item
+starts from a freshly loaded app with empty storage (localStorage, sessionStorage, IndexedDB,
+Cache Storage and cookies are wiped between items, see ``WIPE_INIT``), so one broken item
+cannot make another fail and a broken app fails exactly the items it breaks. A page that
+hangs costs its context: the next item gets a new one. The fake clock (``advance`` steps) is
+installed in every context and set to 2026-01-01T00:00:00Z at every fresh load; time flows
+naturally until a flow advances it. Flows read the page and find click points through the
+grader's own isolated world where they can (``dom.py``), through Playwright's locators
+otherwise.
 
 Containment of the app's untrusted JavaScript (see the env docstring for the whole story):
 
@@ -51,6 +50,7 @@ from .flows import (
     expect,
     selectors_of,
     step_kind,
+    uncaught,
 )
 
 CLOSE_TIMEOUT_S = 5.0
@@ -153,9 +153,6 @@ class Session:
     budget: Budget
     cdp: Any = None
     credit: bool = False
-    #: the page is a fresh load of the app in a new context that nothing has acted on yet
-    #: (the runtime stage's load): the next item may run on it instead of loading it again.
-    fresh: bool = False
     #: the app was loaded in this context (its storage may need a wipe before the next item)
     used: bool = False
     #: the grader's isolated world in the page (reads and click points without Playwright's
@@ -240,10 +237,7 @@ async def _new_session(browser: Any, credit: bool, budget: Budget) -> Session:
             # app's own console.error, even in a timer, carries the app's URL (code it evals
             # has none either, and would count as uncaught).
             if len(watch.page_errors) < 50:
-                first = msg.text.split("\n", 1)[0]
-                named = re.match(r"([A-Za-z_$][\w$]*): (.*)", first)
-                name, message = named.groups() if named else ("Error", first)
-                watch.page_errors.append({"name": name, "message": message[:300], "stack": msg.text[:1200]})
+                watch.page_errors.append(uncaught(msg.text))
         elif len(watch.console_errors) < 50:
             watch.console_errors.append(msg.text[:300])
 
@@ -324,19 +318,19 @@ SETTLE_S = 0.05  # errors thrown from setTimeout(0)/promises just after load are
 
 
 async def load_check(
-    sess: Session, origin: str, react: bool, probe: Callable[[], Awaitable[Any]] | None = None
+    sess: Session, origin: str, react: bool, probe: Callable[[], Awaitable[None]] | None = None
 ) -> dict[str, Any]:
     """The runtime stage: load once, wait briefly, measure (did it load without errors?).
 
-    ``probe`` (read-only questions about the fresh page) runs during the wait; its result is
-    ``out["probe"]``. It is not asked when the app rendered nothing or a script did not parse.
+    ``probe`` (questions about the untouched page) runs during the wait, before the page is
+    measured. It is not asked when the app rendered nothing or a script did not parse.
     """
     out: dict[str, Any] = {"loaded": False, "hung": False, "dom_nodes": 0, "storage_bytes": 0}
     try:
         out["rendered"] = await asyncio.wait_for(goto(sess.page, origin, react), sess.budget.load_s + 3)
         settle = asyncio.sleep(SETTLE_S)
         if probe is not None and out["rendered"] and not parse_errors(sess.watch.page_errors):
-            out["probe"] = (await asyncio.gather(settle, probe()))[1]
+            await asyncio.gather(settle, probe())
         else:
             await settle
         out.update(await asyncio.wait_for(sess.dom.call("stats"), 3) or {})
@@ -365,11 +359,31 @@ def _key(spec: dict[str, Any]) -> str:
     return json.dumps(spec, sort_keys=True)
 
 
-async def initial_state(page: Any, items: list[dict[str, Any]], dom: Dom | None = None) -> dict[str, bool]:
-    """Whether each expectation of every flow holds on the freshly loaded page.
+#: How long the probe waits (real time) for an untouched page to run out one idle span.
+IDLE_TIMEOUT_S = 3.0
+#: Steps that are not the user acting on the app: time passing, looking.
+PASSIVE = ("expect", "advance", "wait", "snap")
+
+
+def idle_ms(flow: list[dict[str, Any]]) -> int:
+    """Fake time (ms) a flow may span.
+
+    What it advances and waits, its longest expectation wait, and a second for its steps.
+    """
+    moved = sum(int(s["advance"]) for s in flow if step_kind(s) == "advance")
+    waited = sum(min(int(s["wait"]), 3000) for s in flow if step_kind(s) == "wait")
+    return 1000 + moved + waited + max((int(s.get("wait_ms", 1000)) for s in flow if s.get("expect")), default=0)
+
+
+async def initial_state(page: Any, items: list[dict[str, Any]], dom: Dom | None = None) -> list[dict[str, bool]]:
+    """For each item, whether each of its expectations holds on the page without any action.
 
     Every item starts from the same fresh page (new load, empty storage), so this is asked
-    once per grading instead of once per item.
+    once per grading instead of once per item: right after the load, and, for an item whose
+    flow acts on the app, again after the page ran untouched (fake clock) for as long as that
+    flow may take. An expectation that holds either time is no transition: an app that shows
+    the final state by itself a moment after it loads must not pass items whose actions did
+    nothing. (A flow that only lets time pass is judged by the load alone: time is its action.)
     """
     specs = {
         _key(step): step
@@ -385,9 +399,29 @@ async def initial_state(page: Any, items: list[dict[str, Any]], dom: Dom | None 
         except Exception:  # noqa: BLE001
             return False
 
-    # read-only probes: asked all at once, their round trips overlap
-    results = await asyncio.gather(*(holds(s) for s in specs.values()))
-    return dict(zip(specs, results, strict=True))
+    async def read(keys: list[str]) -> dict[str, bool]:
+        # read-only probes: asked all at once, their round trips overlap
+        return dict(zip(keys, await asyncio.gather(*(holds(specs[k]) for k in keys)), strict=True))
+
+    at_load = await read(list(specs))
+    held = [{k: at_load[k] for k in map(_key, item["flow"]) if k in specs} for item in items]
+    spans = {
+        i: idle_ms(it["flow"]) for i, it in enumerate(items) if any(step_kind(s) not in PASSIVE for s in it["flow"])
+    }
+    elapsed = 0
+    for span in sorted(set(spans.values())):
+        try:
+            await asyncio.wait_for(page.clock.run_for(span - elapsed), IDLE_TIMEOUT_S)
+        except TimeoutError:
+            break  # stuck (the load's measurement after this says so) or very slow
+        except Exception:  # noqa: BLE001 - a timer threw (Playwright re-raises it); the others ran
+            pass
+        elapsed = span
+        due = [i for i, s in spans.items() if s == span]
+        later = await read(sorted({k for i in due for k in held[i]}))
+        for i in due:
+            held[i] = {k: was or later[k] for k, was in held[i].items()}
+    return held
 
 
 async def run_item(
@@ -396,17 +430,14 @@ async def run_item(
     react: bool,
     item: dict[str, Any],
     screenshots: str,
-    initial: asyncio.Future[dict[str, bool]],
+    initial: asyncio.Future[list[dict[str, bool]]],
+    index: int,
 ) -> dict[str, Any]:
-    """Run one rubric item's flow on a freshly loaded app and say whether the transition was seen.
-
-    When ``sess.fresh``, the page already is that app (the runtime stage's load, only probed):
-    the flow starts on it, and its evidence counts from that load on.
-    """
+    """Run one rubric item's flow on a freshly loaded app and say whether the transition was seen."""
     steps = item["flow"]
     w = sess.watch
-    reuse, sess.fresh, sess.used = sess.fresh, False, True
-    marks = (0, 0) if reuse else (len(w.page_errors), len(w.console_errors))
+    sess.used = True
+    marks = (len(w.page_errors), len(w.console_errors))
     res: dict[str, Any] = {
         "id": item["id"],
         "passed": False,
@@ -428,7 +459,6 @@ async def run_item(
                 steps,
                 state,
                 res,
-                reuse,
             ),
             sess.budget.item_s,
         )
@@ -437,9 +467,9 @@ async def run_item(
         res["reason"] = "timed out: the page stopped responding (endless loop or busy main thread?)"
         res["hung"] = True
     if res["passed"]:
-        # The transition rule (flows.py): some expectation must fail on the fresh page. That
-        # page is probed once per grading, possibly while this item ran in another context.
-        held = await initial
+        # The transition rule (flows.py): some expectation must fail on the untouched page.
+        # That page is probed once per grading, possibly while this item ran in another context.
+        held = (await initial)[index] or {}
         if not any(
             s.get("expect") in PIXEL_EXPECTS or (s.get("expect") and not held.get(_key(s), True)) for s in steps
         ):
@@ -457,7 +487,7 @@ async def run_item(
             res["dom"] = await _excerpt(page, state.last_sel)
         if screenshots == "all" or (screenshots == "failed" and not res["passed"]):
             res["screenshot"] = await _screenshot(page)
-    res["page_errors"] = w.page_errors[marks[0] :]
+    res["page_errors"] = w.page_errors[marks[0] :] + state.thrown
     res["console_errors"] = w.console_errors[marks[1] :]
     return res
 
@@ -479,11 +509,9 @@ async def _flow(
     steps: list[dict[str, Any]],
     state: FlowState,
     res: dict[str, Any],
-    reuse: bool = False,
 ) -> None:
     try:
-        if not reuse:
-            await goto(page, origin, react, fresh=True)
+        await goto(page, origin, react, fresh=True)
     except Exception as exc:  # noqa: BLE001
         res["reason"] = f"the app did not load: {str(exc).splitlines()[0][:200]}"
         return
@@ -612,7 +640,7 @@ async def grade_in_browser(
     sessions: list[Session | None] = [None] * len(opening)
     results: list[dict[str, Any] | None] = [None] * len(items)
     queue = list(enumerate(items))
-    initial: asyncio.Future[dict[str, bool]] = asyncio.get_running_loop().create_future()
+    initial: asyncio.Future[list[dict[str, bool]]] = asyncio.get_running_loop().create_future()
     load: dict[str, Any] = {"loaded": False, "hung": False, "page_errors": [], "console_errors": []}
     runs = False  # the runtime stage passed: items count
 
@@ -624,12 +652,12 @@ async def grade_in_browser(
             if sess is None:
                 sess = sessions[k] = await open_session(browser, origin, credit, budget)
             try:
-                if sess.used and not sess.fresh:
+                if sess.used:
                     await asyncio.wait_for(wipe(sess, origin), 10)
             except Exception:  # noqa: BLE001 - the page would not let go: new context
                 await close_session(sess, tally)
                 sess = sessions[k] = await open_session(browser, origin, credit, budget)
-            res = await run_item(sess, origin, react, item, screenshots, initial)
+            res = await run_item(sess, origin, react, item, screenshots, initial, index)
             results[index] = res
             if res.get("hung"):
                 tally["hung"] = True
@@ -640,24 +668,18 @@ async def grade_in_browser(
     try:
         first = sessions[0] = await opening[0]
 
-        async def probe() -> dict[str, bool] | None:
+        async def probe() -> None:
             try:
                 found = await asyncio.wait_for(initial_state(first.page, items, first.dom), budget.item_s)
             except TimeoutError:
-                found = None
-            initial.set_result(found or {})  # items in the other lanes may finish now
-            return found
+                found = [{} for _ in items]  # no item can show a transition
+            initial.set_result(found)  # items in the other lanes may finish now
 
         load = await load_check(first, origin, react, probe)
         first.used = True
-        probed = load.pop("probe", None)
         if load["hung"]:
             tally["hung"] = True
         if load["loaded"] and not parse_errors(load["page_errors"]) and load.get("rendered", True):
-            # The probed page is a fresh load with empty storage (a new context), untouched
-            # but for read-only probes, so the next item runs on it. Not after a probe timed
-            # out (the page may be stuck), nor with pixel probes (a screenshot may scroll).
-            first.fresh = probed is not None and not any(s.get("expect") == "pixel" for it in items for s in it["flow"])
             runs = True
             await asyncio.gather(lane(0), *others)
     finally:
