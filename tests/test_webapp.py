@@ -293,6 +293,22 @@ def test_info_is_deterministic_for_the_same_action(env):
     assert "127.0.0.1" not in json.dumps(infos[0])  # the ephemeral port is normalised away
 
 
+def test_info_does_not_carry_the_ephemeral_port():
+    # The app prints its own host (127.0.0.1:PORT, a new port per grading) where a failed
+    # item's DOM excerpt shows it.
+    app = """<p id="where"></p><button id="go">go</button><script>
+      document.getElementById("where").textContent = location.host + " " + location.href;</script>"""
+    flow = [{"click": "#go"}, {"expect": "text", "sel": "#where", "equals": "elsewhere"}]
+    evidence = [
+        grade_app(app, [{"id": "go", "text": "go", "flow": flow}])[1]["verdict"]["items"][0]["evidence"]
+        for _ in range(2)
+    ]
+    assert "app http://app/" in evidence[0]["dom"]
+    for ev in evidence:
+        ev.pop("screenshot_png_b64")  # pixels of the printed port: only text can be normalised
+    assert evidence[0] == evidence[1]
+
+
 def test_check_env_passes():
     e = WebAppEnv()
     check_env(e, skip_render_check=True)

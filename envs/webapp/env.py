@@ -368,9 +368,9 @@ def _flags(load: dict[str, Any], tally: dict[str, Any]) -> list[str]:
 
 
 def _normalise(obj: Any, origin: str) -> Any:
-    """Replace the ephemeral origin by ``http://app`` so that ``info`` is deterministic."""
+    """Replace the ephemeral origin by ``http://app`` (its host by ``app``): ``info`` is deterministic."""
     if isinstance(obj, str):
-        return obj.replace(origin, "http://app")
+        return obj.replace(origin, "http://app").replace(origin.partition("://")[2], "app")
     if isinstance(obj, list):
         return [_normalise(v, origin) for v in obj]
     if isinstance(obj, dict):
