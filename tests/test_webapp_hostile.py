@@ -187,6 +187,15 @@ def test_navigation_away_is_blocked_and_flagged(env):
     gold_still_works(env)
 
 
+def test_opening_a_blob_document_the_app_made_is_no_navigation_away(env):
+    html = GOLD.replace(
+        'document.getElementById("out").textContent = "clicked";',
+        "location.href = URL.createObjectURL(new Blob(['<p>report</p>'], {type: 'text/html'}));",
+    )
+    reward, info = grade(env, html)
+    assert info["audit"]["flags"] == [] and info["verdict"]["containment"]["navigated_away"] == []
+
+
 def test_huge_dom_is_flagged(env):
     script = (
         "const f = document.createDocumentFragment();"

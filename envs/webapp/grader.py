@@ -225,7 +225,8 @@ async def _new_session(browser: Any, credit: bool, budget: Budget) -> Session:
         if frame.parent_frame is not None:
             return
         watch.load_dialogs = 0
-        if not frame.url.startswith(watch.origin + "/") and frame.url != "about:blank":
+        own = (watch.origin + "/", "blob:" + watch.origin + "/")  # a blob: document the app made
+        if not frame.url.startswith(own) and frame.url != "about:blank":
             watch.navigated_away.append(frame.url[:200])
 
     def on_console(msg: Any) -> None:
