@@ -146,11 +146,6 @@ def _known(step: dict[str, Any]) -> bool:
         return False
 
 
-def uses_clock(steps: list[dict[str, Any]]) -> bool:
-    """Whether the flow drives the fake clock (it must be installed before the page loads)."""
-    return any("advance" in s for s in steps)
-
-
 def selectors_of(step: dict[str, Any]) -> list[str]:
     """The selectors a step touches."""
     kind = step_kind(step)
