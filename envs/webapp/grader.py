@@ -470,14 +470,15 @@ async def run_item(
     if res["passed"]:
         # The transition rule (flows.py): some expectation must fail on the untouched page.
         # That page is probed once per grading, possibly while this item ran in another context.
-        held = (await initial)[index] or {}
+        held = (await initial)[index]
         if not any(
             s.get("expect") in PIXEL_EXPECTS or (s.get("expect") and not held.get(_key(s), True)) for s in steps
         ):
             res["passed"] = False
             res["failed_step"] = len(steps) - 1
             res["reason"] = (
-                "no transition: every expectation already held on the freshly loaded page, before the flow acted"
+                "no transition: every expectation already held on the freshly loaded page, or came true "
+                "on it without the flow's actions"
             )
     if not res["passed"] and not res.get("hung") and not await _responsive(page):
         # A step that timed out because the handler it fired never returned (endless loop).
