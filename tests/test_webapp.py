@@ -167,6 +167,29 @@ def test_react_compile_error_stops_at_the_source_level_with_the_line_blamed(env)
     assert blamed[0] == "return <div><span>unclosed</div>;" and info["verdict"]["compile_errors"]
 
 
+def test_an_answer_cut_off_mid_component_gets_the_floor_with_its_last_line_blamed(env):
+    # What a completion that hit the token limit looks like: no closing fence, a blank end.
+    action = "```jsx\nexport default function App() {\n  return <div>hi</div>;\n"
+    _, reward, _, _, info = step(env, "react-rating-01", action)
+    assert reward == pytest.approx(0.1) and info["reward_components"]["source"] == 0.0
+    assert [action[s:e] for s, e, v in info["token_rewards"]] == ["return <div>hi</div>;"]
+
+
+def test_error_lines_are_counted_as_javascript_counts_them():
+    # A U+2028 inside a string literal ends a line for V8: the error's line must still be
+    # the throw (credit.py counts every JavaScript line terminator).
+    app = """<button id="b">go</button><p id="o">-</p><script>
+      const note = "a\u2028b";
+      function thrower() { throw new Error("kaboom"); }
+      document.getElementById("b").onclick = () => { thrower(); };
+      </script>"""
+    flow = [{"click": "#b"}, {"expect": "text", "sel": "#o", "equals": "done"}]
+    _, info = grade_app(app, [{"id": "go", "text": "go", "flow": flow}])
+    action = f"```html\n{app}\n```"
+    blamed = [action[s:e] for s, e, v in info["token_rewards"] if v < 0]
+    assert 'function thrower() { throw new Error("kaboom"); }' in blamed, blamed
+
+
 def test_component_that_throws_on_render_fails_runtime(env):
     code = "export default function App() {\n  throw new Error('render exploded');\n  return <div />;\n}\n"
     _, reward, _, _, info = step(env, "react-rating-02", f"```jsx\n{code}```")

@@ -33,13 +33,32 @@ def tokens_of(selector: str) -> list[str]:
 
 
 def line_span(source: str, pos: int) -> tuple[int, int]:
-    """The span of the line holding ``pos``, without its indentation and newline."""
+    """The span of the line holding ``pos``, without its indentation and newline.
+
+    A blank last line (where a cut-off answer ends) gives the line before it.
+    """
+    pos = min(pos, len(source))
     start = source.rfind("\n", 0, pos) + 1
     end = source.find("\n", pos)
     end = len(source) if end < 0 else end
     while start < end and source[start] in " \t":
         start += 1
-    return (start, max(end, start + 1))
+    if start == end == len(source) and start > 0:
+        return line_span(source, source.rfind("\n", 0, start))
+    return (start, min(max(end, start + 1), len(source)))
+
+
+_EOL = re.compile(r"\r\n|[\n\r\u2028\u2029]")  # line terminators, as JavaScript counts lines
+
+
+def _position(source: str, line: int, column: int) -> int | None:
+    """The offset of a 0-based (line, column) as JavaScript counts them; None past the end."""
+    breaks = list(_EOL.finditer(source))
+    if not 0 <= line <= len(breaks):
+        return None
+    start = breaks[line - 1].end() if line else 0
+    end = breaks[line].start() if line < len(breaks) else len(source)
+    return start + min(max(column, 0), end - start)
 
 
 def token_spans(source: str, token: str) -> list[tuple[int, int]]:
@@ -73,16 +92,12 @@ def error_spans(source: str, page_errors: list[dict[str, str]], html: bool) -> l
     """
     if not html:
         return []
-    lines = source.split("\n")
-    starts = [0]
-    for ln in lines:
-        starts.append(starts[-1] + len(ln) + 1)
     out = []
     for err in page_errors:
         for m in _STACK.finditer(err.get("stack", "")):
-            line = int(m.group(1)) - 1
-            if 0 <= line < len(lines):
-                out.append(line_span(source, starts[line] + min(int(m.group(2)), len(lines[line]))))
+            pos = _position(source, int(m.group(1)) - 1, int(m.group(2)))
+            if pos is not None:
+                out.append(line_span(source, pos))
     return out[:MAX_HITS]
 
 
@@ -113,13 +128,9 @@ def item_spans(source: str, result: dict[str, Any], html: bool) -> list[tuple[in
 
 def compile_error_spans(source: str, errors: list[dict[str, Any]]) -> list[tuple[int, int]]:
     """Lines of the compile errors (1-based line numbers, as esbuild reports them)."""
-    lines = source.split("\n")
-    starts = [0]
-    for ln in lines:
-        starts.append(starts[-1] + len(ln) + 1)
     out = []
     for err in errors:
-        line = int(err.get("line", 1)) - 1
-        if 0 <= line < len(lines):
-            out.append(line_span(source, starts[line] + min(int(err.get("column", 0)), len(lines[line]))))
-    return merge(out)
+        pos = _position(source, int(err.get("line", 1)) - 1, int(err.get("column", 0)))
+        if pos is not None:
+            out.append(line_span(source, pos))
+    return merge([(s, e) for s, e in out if 0 <= s < e <= len(source)])
