@@ -228,3 +228,61 @@ def test_pool_survives_a_crashed_browser():
     finally:
         pool.close()
     assert pool.browser_pids() == []  # closing leaves no Chromium behind
+
+
+def test_a_browser_that_dies_mid_grading_is_graded_again_not_scored():
+    # The browser is killed while an item waits: the closed page must not count as the
+    # app's failure (a fake low score); the pool grades again on a new browser.
+    slow = {
+        **TASK,
+        "rubric": [{**TASK["rubric"][0], "flow": [{"click": "#b"}, {"wait": 1500}, *TASK["rubric"][0]["flow"][1:]]}],
+    }
+    pool = BrowserPool()
+    try:
+        e = WebAppEnv(tasks=[slow], pool=pool)
+        e.reset()
+        killer = threading.Timer(0.8, pool.kill_browser)
+        killer.start()
+        _, reward, _, _, info = e.step(f"```html\n{GOLD}\n```")
+        killer.join()
+        assert reward == 1.0 and "infra_error" not in info, info["feedback"]
+        assert pool.launches == 2
+    finally:
+        pool.close()
+
+
+def test_threads_starting_on_a_fresh_pool_share_one_browser():
+    pool = BrowserPool()
+    try:
+        rewards = []
+
+        def one():
+            rewards.append(grade(WebAppEnv(tasks=[TASK], pool=pool), GOLD)[0])
+
+        threads = [threading.Thread(target=one) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert rewards == [1.0] * 3 and pool.launches == 1
+    finally:
+        pool.close()
+
+
+def test_forked_vector_env_workers_grade_after_the_parent_did():
+    # gymnasium's AsyncVectorEnv forks on Linux: the workers inherit the parent's shared
+    # pool object, but not its loop thread or browser, and must use a pool of their own.
+    from gymnasium.vector import AsyncVectorEnv
+
+    parent = WebAppEnv(tasks=[TASK])
+    assert grade(parent, GOLD)[0] == 1.0
+    venv = AsyncVectorEnv([lambda: WebAppEnv(tasks=[TASK])] * 2, context="fork")
+    try:
+        venv.reset(seed=0)
+        gold = f"```html\n{GOLD}\n```"
+        venv.step_async((gold, gold))
+        _, rewards, _, _, _ = venv.step_wait(timeout=90)
+        assert list(rewards) == [1.0, 1.0]
+    finally:
+        venv.close(terminate=True)
+    assert grade(parent, GOLD)[0] == 1.0  # the workers left the parent's browser alone

@@ -210,8 +210,8 @@ class WebAppEnv(CodeEnv):
     # ------------------------------------------------------------------ grading
     @property
     def pool(self) -> BrowserPool:
-        """The browser pool this env grades with."""
-        if self._pool is None:
+        """The browser pool this env grades with (a pool from before a fork: this process's own)."""
+        if self._pool is None or not self._pool.usable_here():
             self._pool = BrowserPool.shared()
         return self._pool
 

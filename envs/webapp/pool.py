@@ -142,6 +142,11 @@ class BrowserPool:
         self._browser: Any = None
         self._suspect = False
         self._lock = threading.Lock()
+        # Gradings from several threads share the loop: one launch (or restart) at a time.
+        self._launching = asyncio.Lock()
+        # The loop thread and the browser belong to this process: a fork (gymnasium's
+        # AsyncVectorEnv workers) inherits the object but neither of them.
+        self._pid = os.getpid()
         #: How many times a browser process was launched (restarts included).
         self.launches = 0
         #: How many times the browser was found dead or hung and restarted.
@@ -149,9 +154,12 @@ class BrowserPool:
 
     @classmethod
     def shared(cls) -> BrowserPool:
-        """The process-wide pool (created on first use, closed at exit)."""
+        """The process-wide pool (created on first use, closed at exit).
+
+        A forked process (gymnasium's AsyncVectorEnv workers) gets its own.
+        """
         with cls._shared_lock:
-            if cls._shared is None or cls._shared._closed:
+            if cls._shared is None or cls._shared._closed or not cls._shared.usable_here():
                 cls._shared = cls()
                 atexit.register(cls._shared.close)
             return cls._shared
@@ -159,6 +167,10 @@ class BrowserPool:
     _closed = False
 
     # ------------------------------------------------------------------ public API
+    def usable_here(self) -> bool:
+        """False in a process forked from the one that made the pool."""
+        return self._pid == os.getpid()
+
     def run(self, fn: Callable[[Any], Awaitable[T]], timeout_s: float) -> T:
         """Run ``fn(browser)`` on the pool's loop and return its result.
 
@@ -168,6 +180,8 @@ class BrowserPool:
         """
         if self._closed:
             raise InfraError("the browser pool was closed; make a new BrowserPool")
+        if not self.usable_here():
+            raise InfraError("this BrowserPool was made in another process (before a fork); make one here")
         loop = self._ensure_loop()
         fut = asyncio.run_coroutine_threadsafe(self._run(fn, timeout_s), loop)
         return fut.result(timeout_s * 2 + self.launch_timeout_s * 2 + 30)
@@ -205,8 +219,8 @@ class BrowserPool:
                 return
             self._closed = True
             loop, thread = self._loop, self._thread
-        if loop is None:
-            return
+        if loop is None or not self.usable_here():
+            return  # (a forked process must not stop, or kill by marker, its parent's browser)
         try:
             asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(20)
         except Exception:  # noqa: BLE001 - closing must not raise; kill what is left
@@ -230,7 +244,7 @@ class BrowserPool:
         for attempt in range(2):
             browser = await self._ensure_browser()
             try:
-                return await asyncio.wait_for(fn(browser), timeout_s)
+                result = await asyncio.wait_for(fn(browser), timeout_s)
             except TimeoutError:
                 self._suspect = True
                 raise InfraError(
@@ -239,27 +253,36 @@ class BrowserPool:
             except Exception as exc:
                 if browser.is_connected() and not self._browser_died():
                     raise
-                log.warning("browser died during grading (%s); restarting", exc)
+                error: BaseException = exc
+            else:
+                # A grading reports a closed page as the app's failure: a browser that died (or
+                # was restarted for another thread) under it makes the result worthless.
+                if browser.is_connected() and not self._browser_died():
+                    return result
+                error = RuntimeError("the browser went away while the grading ran")
+            log.warning("browser died during grading (%s); restarting", error)
+            if browser is self._browser:
                 self._suspect = True
-                if attempt == 1:
-                    raise InfraError(f"the browser crashed twice during one grading: {exc}") from exc
+            if attempt == 1:
+                raise InfraError(f"the browser crashed twice during one grading: {error}") from error
         raise AssertionError("unreachable")
 
     def _browser_died(self) -> bool:
         return not self.browser_pids()
 
     async def _ensure_browser(self) -> Any:
-        if self._browser is not None and (self._suspect or not self._browser.is_connected()):
-            self.restarts += 1
-            await self._stop_browser()
-        self._suspect = False
-        if self._browser is None:
-            try:
-                await asyncio.wait_for(self._launch(), self.launch_timeout_s)
-            except TimeoutError:
-                self.kill_browser()
-                raise InfraError(f"Chromium did not start within {self.launch_timeout_s:.0f}s") from None
-        return self._browser
+        async with self._launching:
+            if self._browser is not None and (self._suspect or not self._browser.is_connected()):
+                self.restarts += 1
+                await self._stop_browser()
+            self._suspect = False
+            if self._browser is None:
+                try:
+                    await asyncio.wait_for(self._launch(), self.launch_timeout_s)
+                except TimeoutError:
+                    self.kill_browser()
+                    raise InfraError(f"Chromium did not start within {self.launch_timeout_s:.0f}s") from None
+            return self._browser
 
     async def _launch(self) -> None:
         os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
