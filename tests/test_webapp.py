@@ -10,7 +10,10 @@ import pytest
 from codegym.envs.webapp import WebAppEnv
 from codegym.envs.webapp.catalog import build_tasks
 from codegym.envs.webapp.flows import validate_flow
+from codegym.envs.webapp.react import compile_jsx
 from gymnasium.utils.env_checker import check_env
+
+from codegym.errors import InfraError
 
 # One task per kind of flow: storage + reload, fake clock, pixels, keyboard, drag, React.
 GOLD_SAMPLE = ["todo-01", "timer-02", "canvas-01", "reorder-01", "react-cart-01"]
@@ -188,6 +191,28 @@ def test_error_lines_are_counted_as_javascript_counts_them():
     action = f"```html\n{app}\n```"
     blamed = [action[s:e] for s, e, v in info["token_rewards"] if v < 0]
     assert 'function thrower() { throw new Error("kaboom"); }' in blamed, blamed
+
+
+@pytest.mark.parametrize("esbuild", ["kill -9 $$", "sleep 5"])
+def test_esbuild_killed_or_stuck_is_an_infra_error_not_the_models(tmp_path, monkeypatch, esbuild):
+    # The OOM killer or an overloaded machine must not score a component as not compiling.
+    exe = tmp_path / "node_modules/.bin/esbuild"
+    for path in (exe, tmp_path / "node_modules/react/umd/react.production.min.js"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("")
+    (tmp_path / "node_modules/react-dom/umd").mkdir(parents=True)
+    (tmp_path / "node_modules/react-dom/umd/react-dom.production.min.js").write_text("")
+    exe.write_text(f"#!/bin/sh\ncat >/dev/null\n{esbuild}\n")
+    exe.chmod(0o755)
+    monkeypatch.setenv("CODEGYM_NPM_DIR", str(tmp_path))
+    with pytest.raises(InfraError, match="esbuild"):
+        compile_jsx("export default function App() { return <div />; }", timeout_s=1)
+
+
+def test_a_lone_surrogate_in_an_answer_is_graded_not_an_infra_error(env):
+    for task_id, fence in (("counter-01", "html"), ("react-rating-01", "jsx")):
+        _, reward, _, _, info = step(env, task_id, f"```{fence}\n<p>\ud800</p>\n```")
+        assert "infra_error" not in info and reward < 1.0, info.get("infra_error")
 
 
 def test_component_that_throws_on_render_fails_runtime(env):

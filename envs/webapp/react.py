@@ -121,22 +121,27 @@ def compile_jsx(source: str, timeout_s: float = 20.0) -> CompileResult:
                 "--color=false",
                 "--sourcefile=<stdin>",
             ],
-            input=source,
+            input=source.encode("utf-8", "replace"),  # a lone surrogate is the answer's flaw, not ours
             capture_output=True,
-            text=True,
             timeout=timeout_s,
             check=False,
         )
     except subprocess.TimeoutExpired:
-        return CompileResult(False, errors=[{"line": 1, "column": 0, "text": "esbuild timed out"}])
+        # esbuild compiles megabytes in well under a second: this is the machine, not the code
+        raise InfraError(f"esbuild did not finish within {timeout_s:.0f}s") from None
     except OSError as exc:
         raise InfraError(f"esbuild could not run: {exc}") from exc
+    stderr = proc.stderr.decode("utf-8", "replace")
+    if proc.returncode < 0:
+        raise InfraError(f"esbuild was killed by signal {-proc.returncode}")
     if proc.returncode != 0:
-        errors = [{"line": int(m[2]), "column": int(m[3]), "text": m[1].strip()} for m in _ERR.finditer(proc.stderr)]
+        errors = [{"line": int(m[2]), "column": int(m[3]), "text": m[1].strip()} for m in _ERR.finditer(stderr)]
+        if not errors and "[ERROR]" not in stderr:
+            raise InfraError(f"esbuild failed without a compile error: {stderr.strip()[:300]}")
         if not errors:
-            errors = [{"line": 1, "column": 0, "text": proc.stderr.strip()[:300] or "esbuild failed"}]
+            errors = [{"line": 1, "column": 0, "text": stderr.strip()[:300]}]
         return CompileResult(False, errors=errors[:10])
-    return CompileResult(True, WRAP_HEAD + proc.stdout + WRAP_TAIL)
+    return CompileResult(True, WRAP_HEAD + proc.stdout.decode("utf-8") + WRAP_TAIL)
 
 
 def react_files(compiled_js: str) -> dict[str, str | bytes]:

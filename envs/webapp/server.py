@@ -64,7 +64,8 @@ class StaticServer:
 
     def __init__(self, files: dict[str, str | bytes]) -> None:
         self._server = _Server(("127.0.0.1", 0), _Handler)
-        self._server.files = {k: v.encode("utf-8") if isinstance(v, str) else v for k, v in files.items()}
+        # "replace": a lone surrogate in an answer becomes U+FFFD, as a browser would show it
+        self._server.files = {k: v.encode("utf-8", "replace") if isinstance(v, str) else v for k, v in files.items()}
         self.port = self._server.server_address[1]
         self.origin = f"http://127.0.0.1:{self.port}"
         # close() wakes the loop through this pipe: serve_forever's shutdown() would wait for
