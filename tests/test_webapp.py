@@ -255,11 +255,13 @@ def test_error_thrown_in_a_timer_callback_fails_runtime(timer, uncaught):
         assert [err["name"] for err in evidence["page_errors"]] == [uncaught], evidence
 
 
-def test_html_syntax_error_stops_at_the_source_level(env):
-    html = "<html><body><button id='inc'>+</button><script>function (}</script></body></html>"
-    _, reward, _, _, info = step(env, "counter-01", f"```html\n{html}\n```")
+def test_html_syntax_error_stops_at_the_source_level_with_the_line_blamed(env):
+    html = "<html><body>\n<button id='inc'>+</button>\n<script>\nlet n = 0;\nfunction (}\n</script></body></html>"
+    action = f"```html\n{html}\n```"
+    _, reward, _, _, info = step(env, "counter-01", action)
     assert info["reward_components"]["source"] == 0.0 and reward == pytest.approx(0.1)
-    assert "did not parse" in info["feedback"]
+    assert "did not parse" in info["feedback"] and "(line 5)" in info["feedback"]
+    assert [action[s:e] for s, e, v in info["token_rewards"] if v < 0] == ["function (}"]
 
 
 @pytest.mark.parametrize(

@@ -127,7 +127,7 @@ def item_spans(source: str, result: dict[str, Any], html: bool) -> list[tuple[in
 
 
 def compile_error_spans(source: str, errors: list[dict[str, Any]]) -> list[tuple[int, int]]:
-    """Lines of the compile errors (1-based line numbers, as esbuild reports them)."""
+    """Lines of compile or parse errors (1-based line, 0-based column, as esbuild and V8 say)."""
     out = []
     for err in errors:
         pos = _position(source, int(err.get("line", 1)) - 1, int(err.get("column", 0)))

@@ -283,7 +283,7 @@ class WebAppEnv(CodeEnv):
             value = (1.0 if r["passed"] else -1.0) / n
             spans += [(s + off, e + off, value) for s, e in cr.item_spans(src, r, kind == "html")]
         if syntax:
-            spans += [(s + off, e + off, -0.1) for s, e in cr.error_spans(src, syntax, kind == "html")]
+            spans += [(s + off, e + off, -0.1) for s, e in cr.compile_error_spans(src, load["parse_at"])]
         verdict.update(
             {
                 "stages": dict(comps),
@@ -298,6 +298,7 @@ class WebAppEnv(CodeEnv):
                         "storage_bytes",
                         "dialogs",
                         "page_errors",
+                        "parse_at",
                         "console_errors",
                     )
                 },
@@ -412,7 +413,8 @@ def _feedback(
 ) -> str:
     lines = []
     if syntax:
-        lines.append("The page's script did not parse: SyntaxError: " + syntax[0]["message"])
+        where = f" (line {load['parse_at'][0]['line']})" if load.get("parse_at") else ""
+        lines.append(f"The page's script did not parse: SyntaxError: {syntax[0]['message']}{where}")
     if not load["loaded"]:
         lines.append(f"The page did not finish loading: {load.get('error', 'timeout')}")
     elif load.get("rendered") is False:

@@ -325,10 +325,21 @@ async def load_check(
 
     ``probe`` (questions about the untouched page) runs during the wait, before the page is
     measured. It is not asked when the app rendered nothing or a script did not parse.
+    ``out["parse_at"]``: where scripts failed to parse (1-based line, 0-based column of the
+    document), which the page error of a parse failure does not say.
     """
-    out: dict[str, Any] = {"loaded": False, "hung": False, "dom_nodes": 0, "storage_bytes": 0}
+    out: dict[str, Any] = {"loaded": False, "hung": False, "dom_nodes": 0, "storage_bytes": 0, "parse_at": []}
+
+    def on_exception(event: dict[str, Any]) -> None:
+        details = event.get("exceptionDetails", {})
+        if details.get("exception", {}).get("className") == "SyntaxError" and "stackTrace" not in details:
+            out["parse_at"].append({"line": details.get("lineNumber", 0) + 1, "column": details.get("columnNumber", 0)})
+
+    sess.cdp.on("Runtime.exceptionThrown", on_exception)
     try:
+        await sess.cdp.send("Runtime.enable")
         out["rendered"] = await asyncio.wait_for(goto(sess.page, origin, react), sess.budget.load_s + 3)
+        await asyncio.wait_for(sess.cdp.send("Runtime.disable"), 3)
         settle = asyncio.sleep(SETTLE_S)
         if probe is not None and out["rendered"] and not parse_errors(sess.watch.page_errors):
             await asyncio.gather(settle, probe())
@@ -339,6 +350,7 @@ async def load_check(
     except Exception as exc:  # noqa: BLE001 - a load timeout is the app's failure
         out["hung"] = isinstance(exc, TimeoutError) or "Timeout" in type(exc).__name__
         out["error"] = str(exc).split("\n")[0][:300] or "timed out"
+    sess.cdp.remove_listener("Runtime.exceptionThrown", on_exception)
     w = sess.watch
     out["page_errors"] = list(w.page_errors)
     out["console_errors"] = list(w.console_errors)
