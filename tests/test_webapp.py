@@ -159,6 +159,15 @@ def test_react_component_compiles_mounts_and_grades(env):
     assert info["verdict"]["kind"] == "react" and info["verdict"]["compile_errors"] == []
 
 
+def test_react_component_with_typescript_types_compiles_and_grades(env):
+    env.reset(options={"task_id": "react-rating-01"})
+    typed = env.gold_action().replace(
+        "```jsx\n", "```tsx\ntype Stars = 1 | 2 | 3 | 4 | 5;\nconst most: Stars = 5;\n", 1
+    )
+    _, reward, _, _, info = env.step(typed)
+    assert reward == 1.0, info["feedback"]
+
+
 def test_react_compile_error_stops_at_the_source_level_with_the_line_blamed(env):
     code = "export default function App() {\n  return <div><span>unclosed</div>;\n}\n"
     _, reward, _, _, info = step(env, "react-rating-01", f"```jsx\n{code}```")

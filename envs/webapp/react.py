@@ -114,7 +114,7 @@ def compile_jsx(source: str, timeout_s: float = 20.0) -> CompileResult:
         proc = subprocess.run(
             [
                 str(exe),
-                "--loader=jsx",
+                "--loader=tsx",  # JSX, and TypeScript's types (a ```tsx answer) are stripped
                 "--format=cjs",
                 "--target=es2020",
                 "--log-level=error",
