@@ -32,6 +32,16 @@ def step(env, task_id, action):
     return env.step(action)
 
 
+def grade_app(app, rubric):
+    """(reward, info) of one grading of an HTML ``app`` against ``rubric`` in a task of its own."""
+    e = WebAppEnv(tasks=[{"id": "app", "request": "r", "gold": app, "rubric": rubric}])
+    try:
+        e.reset()
+        return e.step(f"```html\n{app}\n```")[1:5:3]
+    finally:
+        e.close()
+
+
 def failed_items(info):
     return sorted(it["id"] for it in info["verdict"]["items"] if not it["passed"])
 
@@ -406,15 +416,6 @@ def test_every_item_starts_its_fake_clock_on_2026_01_01():
             _, reward, _, _, info = e.step(f"```html\n{app}\n```")
             assert reward == 1.0, info["feedback"]
             time.sleep(1.2)
-    finally:
-        e.close()
-
-
-def grade_app(app, rubric):
-    e = WebAppEnv(tasks=[{"id": "app", "request": "r", "gold": app, "rubric": rubric}])
-    try:
-        e.reset()
-        return e.step(f"```html\n{app}\n```")[1:5:3]
     finally:
         e.close()
 
