@@ -500,10 +500,9 @@ def test_what_a_page_writes_while_it_unloads_does_not_reach_the_next_item():
     assert reward == 1.0, info["feedback"]
 
 
-def test_first_item_runs_on_the_runtime_load_as_fresh_as_the_others_and_keeps_its_load_errors():
-    # The first item reuses the page the runtime stage loaded (only read-only probes touched
-    # it): it must see the same fresh state as a reloaded item, and the error thrown while
-    # that page loaded is its evidence as much as the reloaded items'.
+def test_every_item_starts_fresh_and_keeps_the_error_its_load_threw():
+    # Each item loads the app again: the same fresh state for all, and the error thrown
+    # while its page loaded is its evidence (runtime fails on the runtime stage's load).
     app = """<p id="n">0</p><button id="inc">+</button><script>
       let n = 0;
       document.getElementById("inc").onclick = () => { n += 1; document.getElementById("n").textContent = n; };
