@@ -178,6 +178,13 @@ def test_react_component_with_typescript_types_compiles_and_grades(env):
     assert reward == 1.0, info["feedback"]
 
 
+def test_react_component_in_a_javascript_fence_before_a_shell_block_is_the_answer(env):
+    env.reset(options={"task_id": "react-rating-01"})
+    action = env.gold_action().replace("```jsx\n", "```javascript\n", 1) + "\nRun it:\n```bash\nnpm start\n```\n"
+    _, reward, _, _, info = env.step(action)
+    assert reward == 1.0, info["feedback"]
+
+
 def test_react_compile_error_stops_at_the_source_level_with_the_line_blamed(env):
     code = "export default function App() {\n  return <div><span>unclosed</div>;\n}\n"
     _, reward, _, _, info = step(env, "react-rating-01", f"```jsx\n{code}```")

@@ -225,6 +225,9 @@ class WebAppEnv(CodeEnv):
         n = len(rubric)
         comps = {"format": 0.0, "source": 0.0, "runtime": 0.0, "functional": 0.0}
         code = extract_code(action, "jsx" if kind == "react" else "html")
+        if kind == "react" and code is not None and code.language not in ("jsx", None):
+            # a component tagged as JavaScript, maybe followed by a shell block to run it
+            code = extract_code(action, "javascript") or code
         if code is None or not _looks_like(kind, code.code):
             what = "a ```jsx block with a component" if kind == "react" else "a ```html block with the page"
             return Outcome(
