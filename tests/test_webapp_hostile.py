@@ -170,6 +170,18 @@ def test_workers_cannot_reach_other_localhost_ports(env, bystander):
     assert "blocked_request" in info["audit"]["flags"]
 
 
+def test_a_request_the_last_step_set_off_is_flagged_every_time(env):
+    # The click handler's fetch runs from a zero-delay timer, after the item's expectation
+    # already holds: it must be seen before the page goes, in every grading alike.
+    html = GOLD.replace(
+        'document.getElementById("out").textContent = "clicked";',
+        'document.getElementById("out").textContent = "clicked";'
+        " setTimeout(() => fetch('http://example.com/collect').catch(() => {}), 0);",
+    )
+    flagged = ["blocked_request" in grade(env, html)[1]["audit"]["flags"] for _ in range(4)]
+    assert flagged == [True] * 4
+
+
 def test_websocket_is_mocked_and_flagged(env, bystander):
     port, hits = bystander
     reward, info = grade(env, working_app_plus(f"try {{ new WebSocket('ws://127.0.0.1:{port}/ws'); }} catch (e) {{}}"))

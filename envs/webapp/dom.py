@@ -181,6 +181,8 @@ AGENT_JS = r"""
       }
       return true;
     },
+    // resolves after the tasks the app queued so far (setTimeout(0), promise chains) ran
+    drain() { return new Promise((resolve) => setTimeout(resolve, 0)); },
     async stats() {
       let ls = 0;
       try {
