@@ -84,6 +84,25 @@ def test_malformed_flow_is_rejected_at_make_with_the_field_named():
         WebAppEnv(tasks=[bad])
 
 
+@pytest.mark.parametrize(
+    ("step", "named"),
+    [
+        ({"expect": "text", "sel": "#out", "equal": "Bob"}, "'equal'"),  # a typo would pass any text
+        ({"expect": "count", "sel": "li", "equals": "1"}, "'equals'"),
+        ({"expect": "text", "sel": "#out", "equals": "1", "wait_ms": "2000"}, "'wait_ms'"),
+        ({"expect": "attr", "sel": "#b", "equals": "x"}, "'name'"),
+        ({"expect": "changed", "sel": "#pad", "since": "before"}, "no earlier step snaps it"),
+        ({"fill": "#name", "value": "Bob", "click": "#go"}, "names ['click', 'fill']"),
+        ({"advance": "3s"}, "'advance'"),
+        ({"select": "#unit"}, "'value'"),
+    ],
+)
+def test_malformed_steps_are_rejected_with_the_field_named(step, named):
+    flow = [{"click": "#go"}, step, {"expect": "visible", "sel": "#out"}]
+    problems = validate_flow(flow)
+    assert any(named in p for p in problems), problems
+
+
 def test_reset_observation_states_the_request_and_numbered_rubric():
     env = WebAppEnv()
     obs, info = env.reset(options={"task_id": "calc-01"})
@@ -357,6 +376,32 @@ def test_a_flow_that_only_lets_time_pass_is_judged_by_the_load():
       setTimeout(() => { document.getElementById("toast").hidden = true; }, 3000);</script>"""
     flow = [{"expect": "visible", "sel": "#toast"}, {"advance": 3500}, {"expect": "hidden", "sel": "#toast"}]
     reward, info = grade_app(app, [{"id": "hides", "text": "the toast hides after 3 s", "flow": flow}])
+    assert reward == 1.0, info["feedback"]
+
+
+def test_attr_without_a_comparator_means_present_and_changed_sees_any_channel():
+    # disabled="" is present; a blue box turning navy is a change (its grey level barely moves).
+    app = """<button id="lock">lock</button><input id="target">
+      <div id="box" style="width:40px;height:40px;background:#0000ff"></div>
+      <script>document.getElementById("lock").onclick = () => { document.getElementById("target").disabled = true;
+        document.getElementById("box").style.background = "#000080"; };</script>"""
+    rubric = [
+        {
+            "id": "lock",
+            "text": "locks",
+            "flow": [{"click": "#lock"}, {"expect": "attr", "sel": "#target", "name": "disabled"}],
+        },
+        {
+            "id": "dim",
+            "text": "dims",
+            "flow": [
+                {"snap": "#box", "as": "before"},
+                {"click": "#lock"},
+                {"expect": "changed", "sel": "#box", "since": "before"},
+            ],
+        },
+    ]
+    reward, info = grade_app(app, rubric)
     assert reward == 1.0, info["feedback"]
 
 

@@ -239,6 +239,20 @@ def test_elements_scrolled_out_of_view_are_left_to_playwright_which_scrolls_to_t
     assert [ok for ok, _ in seen] == [True, True], seen
 
 
+def test_selectors_playwright_rejects_and_inert_fields_are_left_to_it(pool):
+    # The browser's own engine takes pseudo-elements, nesting and namespaces; Playwright's
+    # rejects them, and it will not fill an inert field (the world would type elsewhere).
+    html = """<ul><li>one</li></ul><div inert><input id="behind" value="old"></div><input id="front" autofocus>"""
+
+    async def probe(sess, _):
+        dom = sess.dom
+        reads = [await dom.call("read", "count", sel, None) for sel in ("li::before", "& li", "*|li")]
+        return reads, await dom.call("selectForFill", "#behind", "typed")
+
+    reads, fill = on_page(pool, html, probe)
+    assert reads == [None] * 3 and fill is None
+
+
 SHOT_PAGE = """<!doctype html><html><body style="margin:0">
 <canvas id="pad" width="200" height="120" style="position:absolute; left:10.5px; top:20.3px; border:2px solid #333">
 </canvas>

@@ -43,7 +43,8 @@ AGENT_JS = r"""
   };
   // null: a selector for Playwright's own engine (or a document it reads differently)
   const matches = (sel) => {
-    if (typeof sel !== 'string' || sel.includes(',')) return null;
+    // left to Playwright: lists (its own semantics), pseudo-elements, nesting, namespaces (it rejects them)
+    if (typeof sel !== 'string' || /,|::|&|\|(?!=)/.test(sel)) return null;
     let found;
     try { found = document.querySelectorAll(sel); } catch (e) { return null; }
     return hasOpenShadowRoot() ? null : found;
@@ -154,7 +155,7 @@ AGENT_JS = r"""
       if (!found || !found.length) return null;
       const e = found[0];
       const input = e.nodeName === 'INPUT' && TYPEABLE.includes(e.type.toLowerCase());
-      if (!(input || e.nodeName === 'TEXTAREA') || !isVisible(e)) return null;
+      if (!(input || e.nodeName === 'TEXTAREA') || !isVisible(e) || e.closest('[inert]')) return null;
       if (e.matches(':disabled') || e.hasAttribute('readonly') || e.closest('[aria-disabled]')) return null;
       const number = input && e.type.toLowerCase() === 'number';
       if (number && isNaN(Number(value.trim()))) return null;

@@ -15,11 +15,13 @@ A flow is a list of steps, each a dict with one key naming what it does::
 
 Expectations (polled until they hold or ``wait_ms`` passes, default 1000)::
 
-    text     equals | contains | matches (regex) | not_equals    visible inner text, spaces collapsed
+    text     equals | contains | matches (regex) | not_equals    inner text, spaces collapsed
+             (a hidden element's text too: add a ``visible`` step when the user must see it;
+             with no comparator: any text)
     texts    equals: [..]                 inner texts of every match, in document order
     count    equals | min                 number of matches
-    value    equals | contains            form control value
-    attr     name, equals | contains | absent
+    value    equals | contains | matches | not_equals    form control value
+    attr     name, equals | contains | matches | not_equals | absent   (none: present)
     class    has | lacks                  a class name
     visible / hidden / checked / unchecked
     storage  contains                     some localStorage value contains the string
@@ -115,22 +117,113 @@ def step_kind(step: dict[str, Any]) -> str:
     raise ValueError(f"step {step!r} names no action; expected one of {['expect', *ACTIONS]}")
 
 
+def _text(v: Any) -> bool:
+    return isinstance(v, str)
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and 0 <= v < float("inf")
+
+
+def _pair(v: Any) -> bool:
+    return isinstance(v, list | tuple) and len(v) == 2 and all(_number(x) for x in v)
+
+
+def _scalar(v: Any) -> bool:
+    return _text(v) or _number(v)
+
+
+_COMPARE = {"equals": _scalar, "contains": _scalar, "matches": _text, "not_equals": _scalar}
+# Per kind of step: (fields it needs, fields it may have, comparators of which at most one).
+_FIELDS: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] = {
+    "click": ({}, {"at": _pair}, {}),
+    "dblclick": ({}, {}, {}),
+    "fill": ({"value": _scalar}, {}, {}),
+    "type": ({"value": _scalar}, {}, {}),
+    "press": ({}, {"on": _text}, {}),
+    "check": ({}, {}, {}),
+    "uncheck": ({}, {}, {}),
+    "select": ({"value": _scalar}, {}, {}),
+    "hover": ({}, {}, {}),
+    "drag": ({"to": _text}, {}, {}),
+    "draw": ({"points": lambda v: isinstance(v, list) and len(v) >= 2 and all(map(_pair, v))}, {}, {}),
+    "reload": ({}, {}, {}),
+    "advance": ({}, {}, {}),
+    "wait": ({}, {}, {}),
+    "snap": ({"as": _text}, {}, {}),
+    "text": ({"sel": _text}, {}, _COMPARE),
+    "texts": ({"sel": _text, "equals": lambda v: isinstance(v, list) and all(map(_text, v))}, {}, {}),
+    "count": ({"sel": _text}, {}, {"equals": _number, "min": _number}),
+    "value": ({"sel": _text}, {}, _COMPARE),
+    "attr": ({"sel": _text, "name": _text}, {}, {**_COMPARE, "absent": lambda v: v is True}),
+    "class": ({"sel": _text}, {}, {"has": _text, "lacks": _text}),
+    "visible": ({"sel": _text}, {}, {}),
+    "hidden": ({"sel": _text}, {}, {}),
+    "checked": ({"sel": _text}, {}, {}),
+    "unchecked": ({"sel": _text}, {}, {}),
+    "storage": ({"contains": _text}, {}, {}),
+    "changed": ({"sel": _text, "since": _text}, {"threshold": _number}, {}),
+    "unchanged": ({"sel": _text, "since": _text}, {"threshold": _number}, {}),
+    "pixel": (
+        {"sel": _text, "at": _pair, "rgb": lambda v: isinstance(v, list) and len(v) == 3 and all(map(_number, v))},
+        {"tol": _number},
+        {},
+    ),
+}
+# What the value of each action's own key must be: a selector, a key name, a time, ...
+_ACTION_VALUE = {"press": _text, "reload": lambda v: v is True, "advance": _number, "wait": _number}
+
+
 def validate_flow(steps: Any) -> list[str]:
-    """Problems with a flow (empty list when it is well formed)."""
+    """Problems with a flow (empty list when it is well formed), each naming its step and field.
+
+    A misspelt comparator (``equal``) or a time given as text would otherwise grade: the one
+    passing any text, the other failing every answer.
+    """
     if not isinstance(steps, list) or not steps:
         return ["flow must be a non-empty list of steps"]
     problems = []
+    snaps: set[str] = set()
     for i, step in enumerate(steps):
         if not isinstance(step, dict):
             problems.append(f"step {i} is not an object")
             continue
-        try:
-            kind = step_kind(step)
-        except ValueError as exc:
-            problems.append(str(exc))
+        named = [k for k in ("expect", *ACTIONS) if k in step]
+        if len(named) != 1:
+            what = f"names {named}" if named else "names no action"
+            problems.append(f"step {i} {what}; expected exactly one of {['expect', *ACTIONS]}")
             continue
-        if kind == "expect" and step["expect"] not in EXPECTS:
-            problems.append(f"step {i}: unknown expectation {step['expect']!r}; expected one of {list(EXPECTS)}")
+        kind = named[0]
+        if kind == "expect":
+            kind = step["expect"]
+            if kind not in EXPECTS:
+                problems.append(f"step {i}: unknown expectation {kind!r}; expected one of {list(EXPECTS)}")
+                continue
+            own = {"expect": lambda v: True, "wait_ms": _number}
+        else:
+            own = {kind: _ACTION_VALUE.get(kind, _text)}
+        needs, may, comparators = _FIELDS[kind]
+        checks = {**own, **needs, **may, **comparators}
+        for key in step:
+            if key not in checks:
+                problems.append(f"step {i}: unknown field {key!r} for {kind}; expected one of {sorted(checks)}")
+            elif not checks[key](step[key]):
+                problems.append(f"step {i}: {kind} field {key!r} has a bad value {step[key]!r}")
+        problems += [f"step {i}: {kind} needs the field {key!r}" for key in needs if key not in step]
+        used = [k for k in comparators if k in step]
+        if len(used) > 1:
+            problems.append(f"step {i}: {kind} takes one of {sorted(comparators)}, not {used}")
+        if kind == "class" and not used:
+            problems.append(f"step {i}: class needs 'has' or 'lacks'")
+        if "matches" in used and isinstance(step["matches"], str):
+            try:
+                re.compile(step["matches"])
+            except re.error as exc:
+                problems.append(f"step {i}: matches is not a regular expression: {exc}")
+        if kind in PIXEL_EXPECTS and step.get("since") not in snaps:
+            problems.append(f"step {i}: {kind} since {step.get('since')!r}, but no earlier step snaps it")
+        if kind == "snap":
+            snaps.add(step.get("as"))
     kinds = [step_kind(s) for s in steps if isinstance(s, dict) and _known(s)]
     if not kinds or kinds[-1] != "expect":
         problems.append("the last step must be an expectation (the transition to observe)")
@@ -365,6 +458,8 @@ def _judge(spec: dict[str, Any], n: int, got: Any) -> tuple[bool, Any]:
     if kind == "attr":
         if spec.get("absent"):
             return got is None, got
+        if not any(k in spec for k in _COMPARE):  # present (disabled="" is present)
+            return got is not None, got
         return (got is not None and _compare(got, spec)[0]), got
     if kind == "class":
         classes = (got or "").split()
@@ -424,7 +519,9 @@ def pixel_difference(png_a: bytes, png_b: bytes) -> float:
     b = Image.open(io.BytesIO(png_b)).convert("RGB")
     if a.size != b.size:
         return 1.0
-    diff = ImageChops.difference(a, b).convert("L").point(lambda v: 255 if v > 16 else 0)
+    # the largest channel difference per pixel (grey levels would hide a blue-only change)
+    r, g, bl = ImageChops.difference(a, b).split()
+    diff = ImageChops.lighter(ImageChops.lighter(r, g), bl).point(lambda v: 255 if v > 16 else 0)
     hist = diff.histogram()
     return hist[255] / (a.size[0] * a.size[1])
 
