@@ -286,10 +286,7 @@ def test_error_thrown_in_a_timer_callback_fails_runtime(timer, uncaught):
       setTimeout(() => {{ document.getElementById("n").textContent = "1"; }}, 10);
       {timer}</script>"""
     item = {"text": "shows one", "flow": [{"advance": 100}, {"expect": "text", "sel": "#n", "equals": "1"}]}
-    e = WebAppEnv(tasks=[{"id": "timer-throws", "request": "r", "gold": app, "rubric": [{"id": "one", **item}]}])
-    e.reset()
-    _, _, _, _, info = e.step(f"```html\n{app}\n```")
-    e.close()
+    _, info = grade_app(app, [{"id": "one", **item}])
     evidence = info["verdict"]["items"][0]["evidence"]
     assert info["reward_components"]["source"] == 1.0, info["feedback"]
     if uncaught is None:
@@ -320,10 +317,7 @@ def test_syntax_error_thrown_while_running_is_a_runtime_error_not_a_parse_error(
       document.getElementById("inc").onclick = () => {{ n += 1; document.getElementById("n").textContent = n; }};
       {throws}</script>"""
     item = {"text": "+ adds one", "flow": [{"click": "#inc"}, {"expect": "text", "sel": "#n", "equals": "1"}]}
-    e = WebAppEnv(tasks=[{"id": "runtime-syntax", "request": "r", "gold": app, "rubric": [{"id": "inc", **item}]}])
-    e.reset()
-    _, reward, _, _, info = e.step(f"```html\n{app}\n```")
-    e.close()
+    _, info = grade_app(app, [{"id": "inc", **item}])
     comps = info["reward_components"]
     assert (comps["source"], comps["runtime"], comps["functional"]) == (1.0, 0.0, 1.0), info["feedback"]
     assert "did not parse" not in info["feedback"]
