@@ -213,6 +213,15 @@ class Dom:
         self.cdp = cdp
         self._frame: str | None = None
         self._context: int | None = None
+        # one install at a time: reads asked together (the transition probe) share it
+        self._installing: asyncio.Future[None] | None = None
+
+    def forget(self) -> None:
+        """A new document is loading: the next call installs the agent in it.
+
+        (Without this the first call after a navigation finds out by a failed evaluation.)
+        """
+        self._context = None
 
     async def call(self, fn: str, *args: Any) -> Any:
         """``fn(*args)`` of the agent in the current document; None means "ask Playwright".
@@ -242,25 +251,36 @@ class Dom:
     async def _call(self, fn: str, args: tuple[Any, ...]) -> Any:
         expression = f"globalThis.__codegym.{fn}(...{json.dumps(args)})"
         for _ in range(3):
-            if self._context is None:
-                await self._install()
+            while self._context is None:
+                if self._installing is None:
+                    self._installing = asyncio.ensure_future(self._install())
+                    self._installing.add_done_callback(self._installed)
+                await asyncio.shield(self._installing)
+            context = self._context
             try:
                 reply = await self.cdp.send(
                     "Runtime.evaluate",
-                    {"expression": expression, "contextId": self._context, "returnByValue": True, "awaitPromise": True},
+                    {"expression": expression, "contextId": context, "returnByValue": True, "awaitPromise": True},
                 )
             except Exception as exc:
                 if "Cannot find context" not in str(exc):
                     raise
-                self._context = None  # a new document since the last call: a new world
+                if self._context == context:
+                    self._context = None  # a new document since the last call: a new world
                 continue
             if "exceptionDetails" in reply:
                 if "__codegym" in json.dumps(reply["exceptionDetails"]):
-                    self._context = None  # the world outlived its agent: install it again
+                    if self._context == context:
+                        self._context = None  # the world outlived its agent: install it again
                     continue
                 return None  # e.g. a document without localStorage: Playwright decides
             return reply["result"].get("value")
         return None
+
+    def _installed(self, fut: asyncio.Future[None]) -> None:
+        self._installing = None
+        if not fut.cancelled():
+            fut.exception()  # raised to every caller through the shield; not "never retrieved"
 
     async def _install(self) -> None:
         try:

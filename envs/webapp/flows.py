@@ -359,6 +359,8 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState, dom: Dom 
                 await within(page.mouse.move(*p, steps=6))
             await within(page.mouse.up())
         elif kind == "reload":
+            if dom is not None:
+                dom.forget()
             await page.reload(wait_until="load", timeout=8000)
         elif kind == "advance":
             try:
