@@ -92,12 +92,20 @@ def signup(i: int) -> dict[str, Any]:
             steps.append({"fill": "#confirm", "value": good_pw})
         return steps + list(extra)
 
+    # Every rejection is checked against its acceptance (the same field fixed, submitted
+    # again): an app that shows a message whatever the input must not pass.
+    errors = [nid, "email", "password"] + (["confirm"] if confirm else [])
+    exact_pw = "p" * minlen  # the shortest password that is long enough
     rubric = [
         item(
             "required",
-            f"Submitting without a {nlabel.lower()} shows '{nlabel} is required' in #{nid}-error.",
+            f"Submitting without a {nlabel.lower()} shows '{nlabel} is required' in #{nid}-error; "
+            "with one, the message is gone.",
             {"click": "#submit"},
             {"expect": "text", "sel": f"#{nid}-error", "equals": f"{nlabel} is required"},
+            {"fill": f"#{nid}", "value": name},
+            {"click": "#submit"},
+            {"expect": "text", "sel": f"#{nid}-error", "equals": ""},
         ),
         item(
             "email",
@@ -108,15 +116,21 @@ def signup(i: int) -> dict[str, Any]:
         ),
         item(
             "password",
-            f"A password shorter than {minlen} characters is rejected in #password-error.",
+            f"A password shorter than {minlen} characters is rejected in #password-error; one of exactly "
+            f"{minlen} is accepted.",
             *valid({"fill": "#password", "value": "x" * (minlen - 1)}, {"click": "#submit"}),
             {"expect": "text", "sel": "#password-error", "equals": f"Password must be at least {minlen} characters"},
+            {"fill": "#password", "value": exact_pw},
+            *([{"fill": "#confirm", "value": exact_pw}] if confirm else []),
+            {"click": "#submit"},
+            {"expect": "text", "sel": "#password-error", "equals": ""},
         ),
         item(
             "success",
-            "A valid form shows 'Welcome, <name>!' in #result.",
+            "A valid form shows 'Welcome, <name>!' in #result and no error message.",
             *valid({"click": "#submit"}),
             {"expect": "text", "sel": "#result", "equals": f"Welcome, {name}!"},
+            *({"expect": "text", "sel": f"#{e}-error", "equals": ""} for e in errors),
         ),
         item(
             "clears",
@@ -132,9 +146,13 @@ def signup(i: int) -> dict[str, Any]:
         rubric.append(
             item(
                 "confirm",
-                "A confirmation that differs from the password shows 'Passwords do not match'.",
+                "A confirmation that differs from the password shows 'Passwords do not match'; a matching one "
+                "clears it.",
                 *valid({"fill": "#confirm", "value": good_pw + "!"}, {"click": "#submit"}),
                 {"expect": "text", "sel": "#confirm-error", "equals": "Passwords do not match"},
+                {"fill": "#confirm", "value": good_pw},
+                {"click": "#submit"},
+                {"expect": "text", "sel": "#confirm-error", "equals": ""},
             )
         )
     broken = [
@@ -147,7 +165,7 @@ def signup(i: int) -> dict[str, Any]:
         breaking(
             gold,
             "sticky-errors",
-            ["clears"],
+            ["clears", "required", "password"] + (["confirm"] if confirm else []),
             (
                 '  document.getElementById(id + "-error").textContent = message;\n',
                 '  if (message) document.getElementById(id + "-error").textContent = message;\n',
@@ -155,6 +173,16 @@ def signup(i: int) -> dict[str, Any]:
         ),
         breaking(
             gold, "off-by-one-length", ["password"], ('v("password").length >= MIN', 'v("password").length >= MIN - 1')
+        ),
+        breaking(
+            gold,
+            "password-message-always",
+            ["password", "success"],
+            (
+                'errors += setError("password", v("password").length >= MIN ? "" : "Password must be at least " '
+                '+ MIN + " characters");',
+                'setError("password", "Password must be at least " + MIN + " characters");',
+            ),
         ),
     ]
     fields = f"#{nid} ({nlabel}), #email, #password" + (", #confirm (confirm password)" if confirm else "")
@@ -176,7 +204,7 @@ def signup(i: int) -> dict[str, Any]:
         request,
         rubric,
         gold,
-        [broken[i % 3]] if i < 3 else broken,
+        [broken[i % len(broken)]] if i < 3 else broken,
         difficulty="medium",
         split="test" if i == 4 else "train",
     )
@@ -265,6 +293,7 @@ def calculator(i: int) -> dict[str, Any]:
 
     a, b = [(6, 7), (9, 4), (8, 2), (3, 5), (9, 3)][i]
     res = {"*": a * b, "-": a - b, "/": a // b}[opjs]
+    chained = {"*": "20", "-": "1", "/": "1.25"}[opjs]
     rubric = [
         item(
             "digits",
@@ -294,9 +323,10 @@ def calculator(i: int) -> dict[str, Any]:
         ),
         item(
             "chain",
-            "Operators chain left to right: 2 + 3 + 4 = shows 9.",
-            *keys("2", "plus", "3", "plus", "4", "equals"),
-            {"expect": "text", "sel": f"#{disp}", "equals": "9"},
+            # left to right, not by precedence: (2 + 3) × 4, where eval("2+3*4") gives 14
+            f"Operators chain left to right: 2 + 3 {opsym} 4 = shows {chained}.",
+            *keys("2", "plus", "3", opword, "4", "equals"),
+            {"expect": "text", "sel": f"#{disp}", "equals": chained},
         ),
         item(
             "decimal",
@@ -350,15 +380,15 @@ def calculator(i: int) -> dict[str, Any]:
         request,
         rubric,
         gold,
-        [broken[i % 3]] if i < 3 else broken,
+        [broken[i % len(broken)]] if i < 3 else broken,
         difficulty="medium",
         split="test" if i == 4 else "train",
     )
 
 
 CONVERTER_VARIANTS = [
-    # title, units {code: factor to base or special}, from, to, value, expected, second to, expected2
-    ("Length", {"km": 1000.0, "mi": 1609.344, "m": 1.0, "ft": 0.3048}, "km", "mi", "10", "6.21", "m", "10000.00"),
+    # title, units {code: factor to base}, from, to, value, expected, second to
+    ("Length", {"km": 1000.0, "mi": 1609.344, "m": 1.0, "ft": 0.3048}, "km", "mi", "10", "6.21", "m"),
     (
         "Weight",
         {"kg": 1.0, "lb": 0.45359237, "oz": 0.028349523125, "g": 0.001},
@@ -367,7 +397,6 @@ CONVERTER_VARIANTS = [
         "3",
         "6.61",
         "oz",
-        "105.82",
     ),
     (
         "Volume",
@@ -377,9 +406,8 @@ CONVERTER_VARIANTS = [
         "2",
         "7.57",
         "mL",
-        "7570.82",
     ),
-    ("Speed", {"kmh": 1 / 3.6, "mph": 0.44704, "ms": 1.0, "kn": 0.514444}, "mph", "kmh", "60", "96.56", "ms", "26.82"),
+    ("Speed", {"kmh": 1 / 3.6, "mph": 0.44704, "ms": 1.0, "kn": 0.514444}, "mph", "kmh", "60", "96.56", "ms"),
     (
         "Area",
         {"m2": 1.0, "ft2": 0.09290304, "ha": 10000.0, "acre": 4046.8564224},
@@ -388,7 +416,6 @@ CONVERTER_VARIANTS = [
         "5",
         "12.36",
         "m2",
-        "50000.00",
     ),
 ]
 
@@ -435,23 +462,31 @@ $$("to-unit").value = "${dst}";
 @family(len(CONVERTER_VARIANTS))
 def converter(i: int) -> dict[str, Any]:
     """Unit converter with live update, swap and input checking (five quantities)."""
-    title, factors, src, dst, value, expected, dst2, expected2 = CONVERTER_VARIANTS[i]
+    title, factors, src, dst, value, expected, dst2 = CONVERTER_VARIANTS[i]
     options = "".join(f'<option value="{u}">{u}</option>' for u in factors)
     gold = fill(CONVERTER_HTML, title=title, options=options, factors=json.dumps(factors), src=src, dst=dst)
     back = f"{float(value) * factors[dst] / factors[src]:.2f}"
+    # a second amount: an app that only knows the answer for the first one must not pass
+    other = "3.5"
+    other_expected = f"{float(other) * factors[src] / factors[dst]:.2f}"
+    other_dst2 = f"{float(other) * factors[src] / factors[dst2]:.2f}"
     rubric = [
         item(
             "convert",
-            f"Typing {value} with {src} → {dst} shows {expected} in #result (2 decimals), no button needed.",
+            f"Typing {value} with {src} → {dst} shows {expected} in #result (2 decimals), no button needed; "
+            f"then typing {other} shows {other_expected}.",
             {"fill": "#amount", "value": value},
             {"expect": "text", "sel": "#result", "equals": expected},
+            {"fill": "#amount", "value": other},
+            {"expect": "text", "sel": "#result", "equals": other_expected},
         ),
         item(
             "unit_change",
-            f"Changing #to-unit to {dst2} updates the result to {expected2}.",
-            {"fill": "#amount", "value": value},
+            f"With {other} typed, changing #to-unit to {dst2} updates the result to {other_dst2}.",
+            {"fill": "#amount", "value": other},
+            {"expect": "text", "sel": "#result", "equals": other_expected},
             {"select": "#to-unit", "value": dst2},
-            {"expect": "text", "sel": "#result", "equals": expected2},
+            {"expect": "text", "sel": "#result", "equals": other_dst2},
         ),
         item(
             "swap",
@@ -486,6 +521,12 @@ def converter(i: int) -> dict[str, Any]:
         ),
         breaking(
             gold,
+            "knows-one-amount",
+            ["convert", "unit_change"],
+            ("const x = Number(raw);", f"const x = Number.isFinite(Number(raw)) ? {value} : NaN;"),
+        ),
+        breaking(
+            gold,
             "nan-shown",
             ["invalid"],
             ('if (!Number.isFinite(x)) { $("result").textContent = "Enter a number"; return; }', ""),
@@ -504,7 +545,7 @@ def converter(i: int) -> dict[str, Any]:
         request,
         rubric,
         gold,
-        [broken[i % 3]] if i < 3 else broken,
+        [broken[i % len(broken)]] if i < 3 else broken,
         difficulty="easy",
         split="test" if i == 4 else "train",
     )
@@ -564,7 +605,12 @@ def counter(i: int) -> dict[str, Any]:
     options = "".join(f'<option value="{s}">{s}</option>' for s in steps)
     gold = fill(COUNTER_HTML, label=label, lo=lo, hi=hi, options=options, start=start)
     big = steps[1]
-    clicks_to_max = -(-(hi - start) // big) + 1
+    # Approach each limit in big steps that overshoot it (after k single steps), so that only
+    # an app that clamps lands on it: from 9, a step of 2 must stop at 10.
+    up1 = 0 if (hi - start) % big else 1
+    up_clicks = -(-(hi - start - up1) // big)
+    down1 = 1 if (start + 1 - lo) % big else 2
+    down_clicks = -(-(start + down1 - lo) // big)
     rubric = [
         item(
             "inc",
@@ -582,19 +628,22 @@ def counter(i: int) -> dict[str, Any]:
         item(
             "max",
             f"#count never goes above {hi}; #limit-msg says 'Maximum reached' and #inc is disabled there.",
+            *[{"click": "#inc"} for _ in range(up1)],
             {"select": "#step", "value": str(big)},
-            *[{"click": "#inc"} for _ in range(clicks_to_max - 1)],
+            *[{"click": "#inc"} for _ in range(up_clicks)],
             {"expect": "text", "sel": "#count", "equals": str(hi)},
             {"expect": "text", "sel": "#limit-msg", "equals": "Maximum reached"},
             {"expect": "attr", "sel": "#inc", "name": "disabled", "equals": ""},
         ),
         item(
             "min",
-            f"#count never goes below {lo}; #dec is disabled at the minimum.",
-            {"click": "#inc"},
-            {"expect": "text", "sel": "#count", "equals": str(start + 1)},
-            *[{"click": "#dec"} for _ in range(start - lo + 1)],
+            f"#count never goes below {lo}; #limit-msg says 'Minimum reached' and #dec is disabled there.",
+            *[{"click": "#inc"} for _ in range(down1)],
+            {"expect": "text", "sel": "#count", "equals": str(start + down1)},
+            {"select": "#step", "value": str(big)},
+            *[{"click": "#dec"} for _ in range(down_clicks)],
             {"expect": "text", "sel": "#count", "equals": str(lo)},
+            {"expect": "text", "sel": "#limit-msg", "equals": "Minimum reached"},
             {"expect": "attr", "sel": "#dec", "name": "disabled", "equals": ""},
         ),
         item(
@@ -611,7 +660,7 @@ def counter(i: int) -> dict[str, Any]:
         breaking(
             gold,
             "step-ignored",
-            ["step", "max"],
+            ["step", "max"] + (["min"] if start + down1 - down_clicks != lo else []),
             ('const step = Number(document.getElementById("step").value);', "const step = 1;"),
         ),
         breaking(
@@ -623,6 +672,16 @@ def counter(i: int) -> dict[str, Any]:
                 "value = Math.max(MIN, value + sign * step);",
             ),
             ('document.getElementById("inc").disabled = value >= MAX;', ""),
+        ),
+        breaking(
+            gold,
+            "no-lower-clamp",
+            ["min"],
+            (
+                "value = Math.min(MAX, Math.max(MIN, value + sign * step));",
+                "value = Math.min(MAX, value + sign * step);",
+            ),
+            ('document.getElementById("dec").disabled = value <= MIN;', ""),
         ),
         breaking(
             gold,

@@ -82,7 +82,7 @@ def todo(i: int) -> dict[str, Any]:
     """To-do list with persistence (six variants)."""
     noun, inp, add, lst, count, key, label = TODO_VARIANTS[i]
     gold = fill(TODO_HTML, noun=noun, inp=inp, add=add, lst=lst, count=count, key=key, label=label)
-    a, b = ("Buy milk", "Call mom") if i % 2 == 0 else ("Read chapter 3", "Water plants")
+    a, b, c = ("Buy milk", "Call mom", "Pay rent") if i % 2 == 0 else ("Read chapter 3", "Water plants", "Walk dog")
     rubric = [
         item(
             "add",
@@ -110,12 +110,9 @@ def todo(i: int) -> dict[str, Any]:
         item(
             "delete",
             f"Each {noun} has a button with class 'delete' that removes that {noun} only.",
-            {"fill": f"#{inp}", "value": a},
-            {"click": f"#{add}"},
-            {"fill": f"#{inp}", "value": b},
-            {"click": f"#{add}"},
-            {"click": f"#{lst} li:first-child .delete"},
-            {"expect": "texts", "sel": f"#{lst} li .label", "equals": [b]},
+            *(step for text in (a, b, c) for step in ({"fill": f"#{inp}", "value": text}, {"click": f"#{add}"})),
+            {"click": f"#{lst} li:nth-child(2) .delete"},  # the middle one: not the first, not the last
+            {"expect": "texts", "sel": f"#{lst} li .label", "equals": [a, c]},
         ),
         item(
             "count",
@@ -133,6 +130,7 @@ def todo(i: int) -> dict[str, Any]:
             {"click": f"#{add}"},
             {"reload": True},
             {"expect": "text", "sel": f"#{lst} li .label", "equals": b},
+            {"expect": "storage", "contains": b},
         ),
     ]
     broken = [
@@ -302,6 +300,21 @@ def table(i: int) -> dict[str, Any]:
     by_num = [n for n, _ in sorted(data, key=lambda r: r[1])]
     by_name = sorted(n for n, _ in data)
     matching = [n for n, _ in data if query.lower() in n.lower()]
+    # Filtered and sorted together: a query that keeps some rows (at least two), sorted in the
+    # direction whose order differs from the unsorted one.
+    fq = next(
+        q for q in (query, "a", "e", "o", "i", "n") if 1 < sum(q.lower() in n.lower() for n, _ in data) < len(data)
+    )
+    kept = [n for n, _ in data if fq.lower() in n.lower()]
+    sorted_kept = [n for n in by_num if n in kept]
+    sort_clicks = 1 if sorted_kept != kept else 2
+    if sort_clicks == 2:
+        sorted_kept.reverse()
+
+    def by_text(names: list[str], clicks: int) -> list[str]:  # numbers compared as strings
+        value = dict(data)
+        return sorted(names, key=lambda n: str(value[n]), reverse=clicks == 2)
+
     rubric = [
         item(
             "sort_asc",
@@ -334,25 +347,32 @@ def table(i: int) -> dict[str, Any]:
             {"fill": "#filter", "value": query},
             {"expect": "text", "sel": "#row-count", "equals": f"Showing {len(matching)} of {len(data)}"},
         ),
+        item(
+            "filter_sort",
+            "Sorting keeps the filter: only matching rows show, in the new order.",
+            {"fill": "#filter", "value": fq},
+            *[{"click": f"#sort-{nkey}"} for _ in range(sort_clicks)],
+            {"expect": "texts", "sel": f"#{tid} tbody tr:visible td:first-child", "equals": sorted_kept},
+        ),
     ]
     broken = [
         breaking(
             gold,
             "never-descending",
-            ["sort_desc"],
+            ["sort_desc"] + (["filter_sort"] if sort_clicks == 2 else []),
             ("if (sortKey === key) { ascending = !ascending; }", "if (sortKey === key) { ascending = true; }"),
         ),
         breaking(
             gold,
             "case-sensitive-filter",
-            ["filter", "count"],
+            ["filter", "count"] + (["filter_sort"] if any(fq not in n for n in kept) else []),
             ("const q = query.toLowerCase();", "const q = query;"),
             ("r.name.toLowerCase().includes(q)", "r.name.includes(q)"),
         ),
         breaking(
             gold,
             "text-sort-of-numbers",
-            ["sort_asc", "sort_desc"],
+            ["sort_asc", "sort_desc"] + (["filter_sort"] if by_text(kept, sort_clicks) != sorted_kept else []),
             (
                 'const c = typeof x === "number" ? x - y : x.localeCompare(y);',
                 "const c = String(x).localeCompare(String(y));",
@@ -466,10 +486,11 @@ def reorder(i: int) -> dict[str, Any]:
         ),
         item(
             "persist",
-            "The order survives a page reload.",
+            "The order survives a page reload (localStorage).",
             {"click": f"#{lid} li:nth-child(2) .up"},
             {"reload": True},
             {"expect": "texts", "sel": sel, "equals": [b, a, c, d]},
+            {"expect": "storage", "contains": b},
         ),
     ]
     broken = [

@@ -57,6 +57,7 @@ def rating(i: int) -> dict[str, Any]:
             "filled",
             "Stars up to the chosen one have the class 'filled', later ones do not.",
             {"click": star(4)},
+            {"hover": "#rating"},  # the mouse leaves the stars: what shows now is the rating
             {"expect": "class", "sel": star(1), "has": "filled"},
             {"expect": "class", "sel": star(4), "has": "filled"},
             {"expect": "class", "sel": star(5), "lacks": "filled"},
@@ -78,10 +79,12 @@ def rating(i: int) -> dict[str, Any]:
         ),
         item(
             "hover",
-            "Hovering a star previews it (stars up to it get 'filled') without rating.",
+            "Hovering a star previews it (stars up to it get 'filled') without rating; leaving ends the preview.",
             {"hover": star(4)},
             {"expect": "class", "sel": star(3), "has": "filled"},
             {"expect": "text", "sel": "#rating", "equals": "Not rated"},
+            {"hover": "#rating"},
+            {"expect": "class", "sel": star(3), "lacks": "filled"},
         ),
     ]
     broken = [
@@ -98,6 +101,8 @@ def rating(i: int) -> dict[str, Any]:
             ('s <= shown ? "star filled" : "star"', 's === shown ? "star filled" : "star"'),
         ),
         breaking(gold, "no-preview", ["hover"], ("const shown = hover || rating;", "const shown = rating;")),
+        breaking(gold, "preview-only", ["filled"], ("const shown = hover || rating;", "const shown = hover;")),
+        breaking(gold, "preview-sticks", ["hover"], (" onMouseLeave={() => setHover(0)}", "")),
     ]
     request = (
         f"A React star-rating widget titled '{title}': {n} buttons with class 'star' inside #stars. Clicking "
@@ -111,7 +116,7 @@ def rating(i: int) -> dict[str, Any]:
         request,
         rubric,
         gold,
-        [broken[i % 3]],
+        [broken[i % 3], *broken[3:]],  # the hover cheats in every variant
         difficulty="easy",
         kind="react",
         split="test" if i == 2 else "train",
@@ -195,6 +200,9 @@ def cart(i: int) -> dict[str, Any]:
             "remove",
             "A cart line's 'Remove' button (class 'remove') removes that product only.",
             {"click": f"#add-{a}"},
+            {"click": f"#add-{b}"},
+            {"click": "#cart li:nth-child(2) .remove"},  # the second line, then the first
+            {"expect": "texts", "sel": "#cart li .name", "equals": [an]},
             {"click": f"#add-{b}"},
             {"click": "#cart li:first-child .remove"},
             {"expect": "texts", "sel": "#cart li .name", "equals": [bn]},

@@ -96,10 +96,13 @@ def tabs(i: int) -> dict[str, Any]:
         ),
         item(
             "keyboard",
-            "ArrowRight on a focused tab selects the next tab.",
+            "ArrowRight on a focused tab selects the next tab; ArrowLeft the previous one.",
             {"press": "ArrowRight", "on": f"#tab-{k0}"},
             {"expect": "visible", "sel": f"#panel-{k1}"},
             {"expect": "attr", "sel": f"#tab-{k1}", "name": "aria-selected", "equals": "true"},
+            {"press": "ArrowLeft", "on": f"#tab-{k1}"},
+            {"expect": "visible", "sel": f"#panel-{k0}"},
+            {"expect": "attr", "sel": f"#tab-{k0}", "name": "aria-selected", "equals": "true"},
         ),
     ]
     broken = [
@@ -125,6 +128,12 @@ def tabs(i: int) -> dict[str, Any]:
             ["keyboard"],
             ('if (e.key === "ArrowRight" || e.key === "ArrowLeft") {', "if (false) {"),
         ),
+        breaking(
+            gold,
+            "right-only",
+            ["keyboard"],
+            ('if (e.key === "ArrowRight" || e.key === "ArrowLeft") {', 'if (e.key === "ArrowRight") {'),
+        ),
     ]
     request = (
         f"A {title.lower()} page with tabs: buttons with role='tab' and ids "
@@ -140,7 +149,7 @@ def tabs(i: int) -> dict[str, Any]:
         request,
         rubric,
         gold,
-        [broken[i % 3]] if i < 3 else broken,
+        [broken[i % len(broken)]] if i < 3 else broken,
         difficulty="easy",
         split="test" if i == 4 else "train",
     )
@@ -224,9 +233,11 @@ def modal(i: int) -> dict[str, Any]:
         ),
         item(
             "backdrop",
-            "Clicking the dimmed backdrop (#overlay, outside #modal) closes the dialog.",
+            "Clicking the dimmed backdrop (#overlay, outside #modal) closes the dialog; a click inside it does not.",
             {"click": f"#{opener}"},
             opened,
+            {"click": "#modal-title"},  # inside the dialog: must not close it
+            {"expect": "visible", "sel": "#modal"},
             {"click": "#overlay", "at": [0.03, 0.03]},
             {"expect": "hidden", "sel": "#modal"},
         ),
@@ -253,6 +264,12 @@ def modal(i: int) -> dict[str, Any]:
             ["backdrop"],
             ('overlay.addEventListener("click", (e) => { if (e.target === overlay) close(); });', ""),
         ),
+        breaking(
+            gold,
+            "any-click-closes",
+            ["backdrop"],
+            ("(e) => { if (e.target === overlay) close(); }", "close"),
+        ),
     ]
     request = (
         f"A page with a button #{opener} that opens a confirmation dialog: #modal (role='dialog', asking "
@@ -266,7 +283,7 @@ def modal(i: int) -> dict[str, Any]:
         request,
         rubric,
         gold,
-        [broken[i % 3]] if i < 3 else broken,
+        [broken[i % len(broken)]] if i < 3 else broken,
         difficulty="easy",
         split="test" if i == 4 else "train",
     )
@@ -321,7 +338,9 @@ def countdown(i: int) -> dict[str, Any]:
     rubric = [
         item(
             "counts",
-            f"After #start, #time counts down once per second from {_mmss(total)}.",
+            f"#time stays at {_mmss(total)} until #start; then it counts down once per second.",
+            {"advance": 2000},
+            {**t, "equals": _mmss(total)},
             {"click": "#start"},
             {"advance": 3000},
             {**t, "equals": _mmss(total - 3)},
@@ -384,6 +403,9 @@ def countdown(i: int) -> dict[str, Any]:
                 "if (left > 0) timer = setInterval(tick, 1000);",
             ),
         ),
+        breaking(
+            gold, "starts-on-load", ["counts", "finishes"], ("render();\n</script>", "render();\nstart();\n</script>")
+        ),
     ]
     request = (
         f"A '{title}' countdown of {total} seconds. #time shows MM:SS (starting at {_mmss(total)}); #start "
@@ -397,7 +419,7 @@ def countdown(i: int) -> dict[str, Any]:
         request,
         rubric,
         gold,
-        [broken[i % 3]] if i < 3 else broken,
+        [broken[i % len(broken)]] if i < 3 else broken,
         difficulty="medium",
         split="test" if i == 4 else "train",
     )
@@ -462,14 +484,15 @@ def canvas(i: int) -> dict[str, Any]:
     title, cid, (cname, rgb) = CANVAS_VARIANTS[i]
     chex = "#" + "".join(f"{c:02x}" for c in rgb)
     gold = fill(CANVAS_HTML, title=title, cid=cid, cname=cname, chex=chex)
-    line = [[0.1, 0.5], [0.5, 0.5], [0.9, 0.5]]
+    line = [[0.1, 0.3], [0.5, 0.3], [0.9, 0.3]]  # off-centre: a line, not a flood, passes
     rubric = [
         item(
             "draws",
-            f"Dragging the mouse across #{cid} draws on it.",
+            f"Dragging the mouse across #{cid} draws a line along the drag (the rest stays white).",
             {"snap": f"#{cid}", "as": "blank"},
             {"draw": f"#{cid}", "points": line},
             {"expect": "changed", "sel": f"#{cid}", "since": "blank"},
+            {"expect": "pixel", "sel": f"#{cid}", "at": [0.5, 0.8], "rgb": [255, 255, 255], "tol": 30},
         ),
         item(
             "clear",
@@ -485,7 +508,8 @@ def canvas(i: int) -> dict[str, Any]:
             f"After clicking #color-{cname}, strokes are drawn in {cname}.",
             {"click": f"#color-{cname}"},
             {"draw": f"#{cid}", "points": line},
-            {"expect": "pixel", "sel": f"#{cid}", "at": [0.5, 0.5], "rgb": rgb, "tol": 70},
+            {"expect": "pixel", "sel": f"#{cid}", "at": [0.5, 0.3], "rgb": rgb, "tol": 70},
+            {"expect": "pixel", "sel": f"#{cid}", "at": [0.5, 0.8], "rgb": [255, 255, 255], "tol": 30},
         ),
         item(
             "strokes",
@@ -498,6 +522,15 @@ def canvas(i: int) -> dict[str, Any]:
     ]
     broken = [
         breaking(gold, "clear-does-nothing", ["clear"], ("  clearCanvas();\n  strokes = 0;", "  strokes = 0;")),
+        breaking(
+            gold,
+            "floods-the-canvas",
+            ["draws", "color"],
+            (
+                "if (drawing) { ctx.lineTo(...point(e)); ctx.stroke(); }",
+                "if (drawing) { ctx.fillStyle = color; ctx.fillRect(0, 0, canvas.width, canvas.height); }",
+            ),
+        ),
         breaking(gold, "colour-ignored", ["color"], ("ctx.strokeStyle = color;", 'ctx.strokeStyle = "#000000";')),
         breaking(
             gold,
@@ -521,7 +554,7 @@ def canvas(i: int) -> dict[str, Any]:
         request,
         rubric,
         gold,
-        [broken[i % 3]] if i < 3 else broken,
+        [broken[i % len(broken)]] if i < 3 else broken,
         difficulty="medium",
         split="test" if i == 3 else "train",
     )
@@ -675,12 +708,23 @@ def quiz(i: int) -> dict[str, Any]:
             *pick(2),
             {"expect": "text", "sel": "#result", "equals": "You scored 2/3"},
         ),
+        item(
+            "perfect",
+            "All three right: #score shows 'Score: 3' and #result 'You scored 3/3'.",
+            *pick(0),
+            {"click": "#next"},
+            *pick(1),
+            {"click": "#next"},
+            *pick(2),
+            {"expect": "text", "sel": "#score", "equals": "Score: 3"},
+            {"expect": "text", "sel": "#result", "equals": "You scored 3/3"},
+        ),
     ]
     broken = [
         breaking(
             gold,
             "score-not-shown",
-            ["correct", "final"],
+            ["correct", "final", "perfect"],
             ('document.getElementById("score").textContent = "Score: " + score;', ""),
             ('"You scored " + score + "/"', '"You scored " + 0 + "/"'),
         ),
@@ -690,7 +734,7 @@ def quiz(i: int) -> dict[str, Any]:
         breaking(
             gold,
             "next-does-nothing",
-            ["next", "final"],
+            ["next", "final", "perfect"],
             ('document.getElementById("next").addEventListener("click", () => { index += 1; show(); });', ""),
         ),
     ]
@@ -709,7 +753,7 @@ def quiz(i: int) -> dict[str, Any]:
         request,
         rubric,
         gold,
-        [broken[i % 3]] if i < 3 else broken,
+        [broken[i % len(broken)]] if i < 3 else broken,
         difficulty="medium",
         split="test" if i == 4 else "train",
     )
