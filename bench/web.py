@@ -2,9 +2,9 @@
 
 Both sides grade the same gold apps with the same grader (``grade_in_browser``), the same
 Chromium switches and a static server per grading: the pool reuses one Chromium and gives
-every grading fresh contexts, one per lane (the next grading's contexts open while this one
-runs); the baseline starts Playwright and Chromium for every grading and closes them after,
-as a grader without a pool would, and opens no context ahead (it would be thrown away). The two sides
+every grading a fresh server and fresh contexts, one per lane (the next grading's open while
+this one runs); the baseline starts Playwright and Chromium for every grading and closes them
+after, as a grader without a pool would, and opens nothing ahead (it would be thrown away). The two sides
 alternate app by app, so load from other processes falls on both alike. Every grading must
 pass every rubric item, or the run stops.
 
@@ -23,7 +23,6 @@ import time
 from codegym.envs.webapp import BrowserPool, WebAppEnv
 from codegym.envs.webapp.grader import grade_in_browser
 from codegym.envs.webapp.pool import CHROMIUM, launch_once
-from codegym.envs.webapp.server import StaticServer
 
 # One app of each HTML family (the React ones differ only in the page they mount in).
 SAMPLE = [
@@ -52,13 +51,11 @@ def check(report, task):
 
 
 def grade_warm(pool, task):
-    with StaticServer(files_of(task)) as s:
-        check(pool.run(lambda b: grade_in_browser(b, s.origin, False, task["rubric"]), 120), task)
+    check(pool.run(lambda b: grade_in_browser(b, files_of(task), False, task["rubric"]), 120), task)
 
 
 def grade_cold(task):
-    with StaticServer(files_of(task)) as s:
-        check(asyncio.run(launch_once(lambda b: grade_in_browser(b, s.origin, False, task["rubric"]))), task)
+    check(asyncio.run(launch_once(lambda b: grade_in_browser(b, files_of(task), False, task["rubric"]))), task)
 
 
 def run(tasks, rounds):

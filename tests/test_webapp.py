@@ -403,7 +403,8 @@ def test_info_is_deterministic_for_the_same_action(env):
     env.reset(options={"task_id": "counter-03"})
     bad = env.broken_actions()[0]["action"]
     infos = [step(env, "counter-03", bad)[4] for _ in range(2)]
-    assert infos[0]["verdict"]["items"][-1]["evidence"]["screenshot_png_b64"]
+    failed = [it for it in infos[0]["verdict"]["items"] if not it["passed"]]
+    assert failed and all(it["evidence"]["screenshot_png_b64"] for it in failed)
     assert infos[0] == infos[1]
     assert "127.0.0.1" not in json.dumps(infos[0])  # the ephemeral port is normalised away
 
@@ -544,6 +545,23 @@ def test_what_a_page_writes_while_it_unloads_does_not_reach_the_next_item():
     ]
     reward, info = grade_app(app, [{"id": f"inc-{k}", "text": "starts clean", "flow": flow} for k in range(4)])
     assert reward == 1.0, info["feedback"]
+
+
+@pytest.mark.parametrize(
+    "memory",
+    [
+        "const seen = window.name === 'seen'; window.name = 'seen';",  # the tab's name survives loads
+        "const seen = history.length > 2;",  # so do its history entries
+    ],
+)
+def test_an_app_cannot_tell_a_later_item_from_the_untouched_probe(memory):
+    # An app with no handler that shows the final state from its second load on: the probe's
+    # load (or an earlier item's) must leave nothing in the tab that the next load can read.
+    app = f"""<button id="b">go</button><p id="out">idle</p><script>{memory}
+      if (seen) document.getElementById("out").textContent = "clicked";</script>"""
+    flow = [{"click": "#b"}, {"expect": "text", "sel": "#out", "equals": "clicked"}]
+    reward, info = grade_app(app, [{"id": f"click-{k}", "text": "click", "flow": flow} for k in range(3)])
+    assert [it["passed"] for it in info["verdict"]["items"]] == [False] * 3, info["feedback"]
 
 
 def test_every_item_starts_fresh_and_keeps_the_error_its_load_threw():

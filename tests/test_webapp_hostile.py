@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -170,6 +171,66 @@ def test_workers_cannot_reach_other_localhost_ports(env, bystander):
     assert "blocked_request" in info["audit"]["flags"]
 
 
+@pytest.fixture(scope="module")
+def listener():
+    """Another local service: a TCP and a UDP socket on one port, recording whatever arrives."""
+    tcp = socket.create_server(("127.0.0.1", 0))
+    port = tcp.getsockname()[1]
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", port))
+    arrived = []
+
+    def accept():
+        while True:
+            try:
+                conn, _ = tcp.accept()
+            except OSError:
+                return
+            arrived.append("tcp")
+            conn.close()
+
+    def receive():
+        while True:
+            try:
+                udp.recvfrom(4096)
+            except OSError:
+                return
+            arrived.append("udp")
+
+    for fn in (accept, receive):
+        threading.Thread(target=fn, daemon=True).start()
+    yield port, arrived
+    tcp.close()
+    udp.close()  # (the daemon threads end with the test run)
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        # a worker's WebSocket passes neither the request routing nor the WebSocket mock
+        "new Worker(URL.createObjectURL(new Blob([\"new WebSocket('ws://127.0.0.1:PORT/exfil')\"])));",
+        # speculation rules: the browser prefetches (or prerenders) outside the page's routing
+        "const s = document.createElement('script'); s.type = 'speculationrules';"
+        " s.textContent = JSON.stringify({prefetch: [{source: 'list', urls: ['http://127.0.0.1:PORT/p']}],"
+        " prerender: [{source: 'list', urls: ['http://127.0.0.1:PORT/r']}]}); document.head.append(s);",
+        # WebRTC's TURN over TCP, and WebTransport (QUIC over UDP)
+        "const pc = new RTCPeerConnection({iceServers: [{urls: 'turn:127.0.0.1:PORT?transport=tcp',"
+        " username: 'u', credential: 'c'}]}); pc.createDataChannel('x');"
+        " pc.createOffer().then((o) => pc.setLocalDescription(o));",
+        "const wt = new WebTransport('https://127.0.0.1:PORT/wt');"
+        " wt.ready.catch(() => {}); wt.closed.catch(() => {});",
+    ],
+    ids=["worker-websocket", "speculation-rules", "turn-tcp", "webtransport"],
+)
+def test_what_the_request_routing_never_sees_cannot_reach_other_localhost_ports(env, listener, script):
+    port, arrived = listener
+    before = len(arrived)
+    reward, info = grade(env, working_app_plus("try { " + script.replace("PORT", str(port)) + " } catch (e) {}"))
+    time.sleep(1.0)  # time for a late connection to land
+    assert arrived[before:] == []
+    assert info["reward_components"]["functional"] == 1.0, info["feedback"]  # the app itself still works
+
+
 def test_a_request_the_last_step_set_off_is_flagged_every_time(env):
     # The click handler's fetch runs from a zero-delay timer, after the item's expectation
     # already holds: it must be seen before the page goes, in every grading alike.
@@ -298,3 +359,15 @@ def test_forked_vector_env_workers_grade_after_the_parent_did():
     finally:
         venv.close(terminate=True)
     assert grade(parent, GOLD)[0] == 1.0  # the workers left the parent's browser alone
+
+
+def test_a_download_is_cancelled_and_flagged(env):
+    # 20 MB offered as a download at load: nothing is written, the grading flags it.
+    app = working_app_plus(
+        "const a = document.createElement('a'); a.download = 'x.bin';"
+        " a.href = URL.createObjectURL(new Blob([new Uint8Array(20e6)])); document.body.append(a); a.click();"
+    )
+    reward, info = grade(env, app)
+    assert "download" in info["audit"]["flags"] and info["audit"]["audit_reward"] == 0.0
+    assert info["verdict"]["containment"]["downloads"] >= 1
+    gold_still_works(env)

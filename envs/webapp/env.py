@@ -6,17 +6,16 @@ import re
 from typing import Any, ClassVar
 
 from codegym.core import CodeEnv, Outcome, Task, extract_code
-from codegym.errors import InfraError, TaskFormatError
+from codegym.errors import TaskFormatError
 
 from . import credit as cr
 from .flows import validate_flow
 from .grader import LIMITS, Budget, grade_in_browser, parse_errors
 from .pool import BrowserPool
 from .react import compile_jsx, react_files
-from .server import StaticServer
 
 WEIGHTS = {"format": 0.1, "source": 0.1, "runtime": 0.1, "functional": 0.7}
-SECURITY_FLAGS = ("blocked_request", "websocket", "popup", "navigation_away")
+SECURITY_FLAGS = ("blocked_request", "websocket", "popup", "navigation_away", "download")
 _HTML_TAG = re.compile(
     r"<(?:!doctype|html|head|body|script|div|main|section|form|button|input|ul|table|canvas|h[1-6]|p)\b", re.I
 )
@@ -41,9 +40,12 @@ class WebAppEnv(CodeEnv):
     so nothing is shared with other episodes: cookies, storage, cache; service workers are
     blocked; every rubric item starts on a freshly loaded page with all storage wiped) plus
     request blocking: every request to any address but the app's own origin, including other
-    localhost ports, is aborted and flagged; WebSockets are mocked and flagged; WebRTC is
-    limited to proxied UDP and a dead proxy sits behind the blocking as a second wall. Dialogs
-    are dismissed, popups closed, navigation away recorded, every step and item runs under a
+    localhost ports, is aborted and flagged; WebSockets are mocked and flagged; behind that,
+    each context's proxy settings send everything but the app's own ``host:port`` to a dead
+    proxy, loopback included, which also stops what request routing never sees (a worker's
+    WebSocket, speculation-rules prefetches, WebRTC's TURN over TCP, WebTransport). Downloads
+    are cancelled and flagged, dialogs dismissed, popups closed, navigation away recorded,
+    every step and item runs under a
     timeout (an endless loop is abandoned and its context closed; a browser that hangs or
     crashes is restarted by the pool). Chromium runs with ``--no-sandbox`` because graders run
     as root here, so the OS-level renderer sandbox is NOT part of the containment: run graders
@@ -84,8 +86,8 @@ class WebAppEnv(CodeEnv):
     ``token_rewards``: each item's code spans (touched elements, their bound handlers, lines
     in the stacks of errors it hit) get +1/n if it passed, -1/n if it failed; compile errors'
     lines get -0.1. ``audit.flags`` lists containment events (``blocked_request``,
-    ``websocket``, ``popup``, ``navigation_away``, ``hung_page``, ``dialog_storm``,
-    ``huge_dom``, ``storage_bomb``, ``renderer_crash``); the first four set
+    ``websocket``, ``popup``, ``navigation_away``, ``download``, ``hung_page``,
+    ``dialog_storm``, ``huge_dom``, ``storage_bomb``, ``renderer_crash``); the first five set
     ``audit_reward`` to 0.
 
     ## Starting state
@@ -259,18 +261,13 @@ class WebAppEnv(CodeEnv):
             files = react_files(compiled.js)
         else:
             files = {"index.html": src}
-        try:
-            server = StaticServer(files)
-        except (OSError, RuntimeError) as exc:  # no free port / no thread: the machine, not the app
-            raise InfraError(f"could not start the app's static server: {exc}") from exc
-        with server:
-            origin = server.origin
-            report = self.pool.run(
-                lambda browser: grade_in_browser(
-                    browser, origin, kind == "react", rubric, self.credit, self.screenshots, self.budget
-                ),
-                timeout_s=30 + self.budget.load_s + (self.budget.item_s + 10) * n,
-            )
+        report = self.pool.run(
+            lambda browser: grade_in_browser(
+                browser, files, kind == "react", rubric, self.credit, self.screenshots, self.budget
+            ),
+            timeout_s=30 + self.budget.load_s + (self.budget.item_s + 10) * n,
+        )
+        origin = report["origin"]
         if report["tally"]["close_hung"]:
             self.pool.mark_suspect()  # a context that would not close: restart before next use
         report = _normalise(report, origin)
@@ -309,7 +306,9 @@ class WebAppEnv(CodeEnv):
                     _item_verdict(item, next((r for r in items if r["id"] == item["id"]), None), src, kind == "html")
                     for item in rubric
                 ],
-                "containment": {k: tally[k] for k in ("blocked", "websockets", "navigated_away", "dialogs", "popups")},
+                "containment": {
+                    k: tally[k] for k in ("blocked", "websockets", "navigated_away", "dialogs", "popups", "downloads")
+                },
                 "flags": flags,
             }
         )
@@ -358,6 +357,8 @@ def _flags(load: dict[str, Any], tally: dict[str, Any]) -> list[str]:
         flags.append("popup")
     if tally["navigated_away"]:
         flags.append("navigation_away")
+    if tally["downloads"]:
+        flags.append("download")
     if tally["hung"] or tally["close_hung"]:
         flags.append("hung_page")
     if tally["peak_dialogs"] > LIMITS["dialogs"]:

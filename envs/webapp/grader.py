@@ -16,7 +16,8 @@ Containment of the app's untrusted JavaScript (see the env docstring for the who
 
 * every request whose URL is not on the app's own origin (``http://127.0.0.1:PORT/``) is
   aborted and recorded, including other localhost ports; WebSockets are answered by a mock
-  that never connects; service workers are blocked;
+  that never connects; service workers are blocked; the context's proxy settings send
+  everything else to a dead proxy (:func:`proxy_for`); downloads are cancelled and counted;
 * dialogs are dismissed and counted per page load (``beforeunload`` ones accepted, as
   Playwright does), popups (``window.open``) closed and counted, main-frame navigations
   away from the origin recorded;
@@ -38,6 +39,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from codegym.errors import InfraError
+
 from .dom import Dom
 from .flows import (
     EVENTS_OF,
@@ -52,6 +55,7 @@ from .flows import (
     step_kind,
     uncaught,
 )
+from .server import StaticServer
 
 CLOSE_TIMEOUT_S = 5.0
 # Fake clocks start here on every fresh load, for determinism. A datetime, because a number
@@ -106,6 +110,7 @@ class Watch:
     load_dialogs: int = 0
     peak_dialogs: int = 0
     popups: int = 0
+    downloads: int = 0
     navigated_away: list[str] = field(default_factory=list)
     crashed: bool = False
 
@@ -118,6 +123,7 @@ class Watch:
         agg["dialogs"] += self.dialogs
         agg["peak_dialogs"] = max(agg["peak_dialogs"], self.peak_dialogs)
         agg["popups"] += self.popups
+        agg["downloads"] += self.downloads
         agg["crashed"] = agg["crashed"] or self.crashed
 
 
@@ -130,6 +136,7 @@ def new_tally() -> dict[str, Any]:
         "dialogs": 0,
         "peak_dialogs": 0,
         "popups": 0,
+        "downloads": 0,
         "crashed": False,
         "hung": False,
         "close_hung": False,
@@ -139,14 +146,16 @@ def new_tally() -> dict[str, Any]:
 FRESH_PARAM = "__codegym_fresh"
 # Every item starts on a fresh app with empty storage. The browser clears localStorage,
 # IndexedDB, Cache Storage and cookies (DevTools' Storage.clearDataForOrigin); sessionStorage
-# belongs to the tab and survives navigations, and the previous item's page may still write
-# while it unloads (pagehide), after that wipe. So this init script, which runs before any of
-# the app's scripts, clears both Web Storages and the cookies the page can see (every cookie
-# the app can set from script) again when the URL carries FRESH_PARAM, and then drops the
-# parameter (a later ``reload`` step must keep the storage it is testing).
+# belongs to the tab and survives navigations (so does ``window.name``), and the previous
+# item's page may still write while it unloads (pagehide), after that wipe. So this init
+# script, which runs before any of the app's scripts, clears both Web Storages, the window's
+# name and the cookies the page can see (every cookie the app can set from script) again when
+# the URL carries FRESH_PARAM, and then drops the parameter (a later ``reload`` step must keep
+# the storage it is testing). The tab's history is reset before each item (its length would
+# tell an app how many items ran before).
 WIPE_INIT = (
     f"(() => {{ try {{ const u = new URL(location.href); if (u.searchParams.has('{FRESH_PARAM}')) {{"
-    " sessionStorage.clear(); localStorage.clear();"
+    " sessionStorage.clear(); localStorage.clear(); window.name = '';"
     " for (const c of document.cookie.split(';')) { const name = c.split('=')[0].trim();"
     " if (name) document.cookie = name + '=; Max-Age=0; path=/'; }"
     f" u.searchParams.delete('{FRESH_PARAM}');"
@@ -171,21 +180,40 @@ class Session:
     dom: Dom | None = None
 
 
-async def open_session(browser: Any, origin: str, credit: bool = False, budget: Budget = Budget()) -> Session:
-    """A fresh context and page with every containment hook and the fake clock installed.
+# Nothing listens here: whatever the browser sends to this proxy fails.
+DEAD_PROXY = "http://127.0.0.1:9"
 
-    The spare kept for the next grading (see :func:`grade_in_browser`) is the one fresh
-    context that exists before its origin is known; it gets its request blocking on adoption.
+
+def proxy_for(origin: str) -> dict[str, str]:
+    """The context's proxy settings: only the app's own ``host:port`` is reached directly.
+
+    Chromium sends loopback addresses past any proxy unless the bypass list says
+    ``<-loopback>``. With it, every other address, other localhost ports included, goes to the
+    dead proxy. That also covers what the context's request routing never sees: a worker's
+    WebSocket, speculation-rules prefetches and prerenders, WebRTC's TURN over TCP and
+    WebTransport.
     """
-    sess = await _new_session(browser, credit, budget)
-    await adopt(sess, origin)
-    return sess
+    return {"server": DEAD_PROXY, "bypass": "<-loopback>," + origin.split("://", 1)[1]}
 
 
-async def adopt(sess: Session, origin: str) -> None:
-    """Bind a fresh session to the app's origin: block every request that leaves it."""
-    watch = sess.watch
-    watch.origin = origin
+async def open_session(browser: Any, origin: str, credit: bool = False, budget: Budget = Budget()) -> Session:
+    """A fresh context and page for the app at ``origin``, every containment hook installed.
+
+    Every request whose URL is not on ``origin`` is blocked (by routing, where it is seen,
+    and by the proxy settings), WebSockets are mocked, the fake clock is installed.
+    """
+    # The page stays on about:blank, making no request, until a grading loads the app.
+    watch = Watch(origin)
+    ctx = await browser.new_context(
+        viewport=VIEWPORT,
+        service_workers="block",
+        device_scale_factor=1,
+        locale="en-US",
+        timezone_id="UTC",
+        reduced_motion="reduce",
+        accept_downloads=False,  # a download is cancelled (nothing is written) and counted
+        proxy=proxy_for(origin),
+    )
 
     async def block(route: Any) -> None:
         if len(watch.blocked) < 50:
@@ -194,20 +222,7 @@ async def adopt(sess: Session, origin: str) -> None:
 
     # A regex (not a Python callable) lets Playwright's driver pass same-origin requests on by
     # itself, without a round trip to Python for each of them.
-    await sess.ctx.route(re.compile("^(?!" + re.escape(origin + "/") + ")"), block)
-
-
-async def _new_session(browser: Any, credit: bool, budget: Budget) -> Session:
-    # The page stays on about:blank, making no request, until adopt() installs the blocking.
-    watch = Watch("")
-    ctx = await browser.new_context(
-        viewport=VIEWPORT,
-        service_workers="block",
-        device_scale_factor=1,
-        locale="en-US",
-        timezone_id="UTC",
-        reduced_motion="reduce",
-    )
+    await ctx.route(re.compile("^(?!" + re.escape(origin + "/") + ")"), block)
 
     async def mock_ws(ws: Any) -> None:
         # Not calling connect_to_server() keeps the socket a local mock: nothing leaves.
@@ -266,12 +281,16 @@ async def _new_session(browser: Any, credit: bool, budget: Budget) -> Session:
     def on_crash(_: Any) -> None:
         watch.crashed = True
 
+    def on_download(_: Any) -> None:
+        watch.downloads += 1
+
     ctx.on("page", on_popup)
     page.on("dialog", on_dialog)
     page.on("framenavigated", on_nav)
     page.on("console", on_console)
     page.on("pageerror", on_error)
     page.on("crash", on_crash)
+    page.on("download", on_download)
     page.set_default_timeout(3000)
     page.set_default_navigation_timeout(budget.load_s * 1000)
     cdp = await ctx.new_cdp_session(page)
@@ -474,6 +493,10 @@ async def run_item(
     state = FlowState()
     page = sess.page
     try:
+        await asyncio.wait_for(sess.cdp.send("Page.resetNavigationHistory"), 3)
+    except Exception:  # noqa: BLE001 - a closed or hung page: the load below says so
+        pass
+    try:
         await asyncio.wait_for(
             _flow(
                 page,
@@ -634,7 +657,7 @@ async def _screenshot(page: Any) -> str | None:
 
 async def grade_in_browser(
     browser: Any,
-    origin: str,
+    files: dict[str, str | bytes],
     react: bool,
     items: list[dict[str, Any]],
     credit: bool = True,
@@ -642,18 +665,27 @@ async def grade_in_browser(
     budget: Budget = Budget(),
     lanes: int = LANES,
 ) -> dict[str, Any]:
-    """Load the app (runtime stage), then run each item's flow; the browser-side report.
+    """Serve ``files``, load the app (runtime stage), then run each item's flow.
 
-    Items run in ``lanes`` contexts at once (each with its own storage, so they cannot see
+    The report is the browser side of the verdict, with the ``origin`` the grading's own static
+    server had. Items run in ``lanes`` contexts at once (each with its own storage, so they cannot see
     each other). The first context loads the app for the runtime stage and then takes items;
     the others take items at once, while that load settles and is probed. Their results count
     only when the runtime stage passes (otherwise the report has no items, as before).
     """
     tally = new_tally()
-    claimed = [_claim_spare(browser, credit, budget) for _ in range(max(1, min(lanes, len(items))))]
-    _keep_spares(browser, credit, budget, lanes)  # the next grading's contexts open while this one runs
-    opening = [asyncio.ensure_future(_session_for(browser, origin, credit, budget, c)) for c in claimed]
-    sessions: list[Session | None] = [None] * len(opening)
+    n = max(1, min(lanes, len(items)))
+    spare = _claim_spare(browser, credit, budget, n)
+    _keep_spares(browser, credit, budget, lanes)  # the next grading's server and contexts open while this one runs
+    if spare is None:
+        spare = Spare(start_server(), [])
+    server = spare.server
+    server.serve(files)
+    origin = server.origin
+    opening = spare.sessions[:n] + [
+        asyncio.ensure_future(open_session(browser, origin, credit, budget)) for _ in range(n - len(spare.sessions))
+    ]
+    sessions: list[Session | None] = [None] * n
     results: list[dict[str, Any] | None] = [None] * len(items)
     queue = list(enumerate(items))
     initial: asyncio.Future[list[dict[str, bool]]] = asyncio.get_running_loop().create_future()
@@ -661,7 +693,7 @@ async def grade_in_browser(
     runs = False  # the runtime stage passed: items count
 
     async def lane(k: int) -> None:
-        sess = sessions[k] = await asyncio.shield(opening[k])
+        sess = sessions[k] = await asyncio.shield(opened[k])
         while queue:
             index, item = queue.pop(0)
             sess = sessions[k]
@@ -680,9 +712,10 @@ async def grade_in_browser(
                 await close_session(sess, tally)
                 sessions[k] = None
 
-    others = [asyncio.ensure_future(lane(k)) for k in range(1, len(opening))]
+    opened = [asyncio.ensure_future(_session_for(browser, origin, credit, budget, f)) for f in opening]
+    others = [asyncio.ensure_future(lane(k)) for k in range(1, n)]
     try:
-        first = sessions[0] = await opening[0]
+        first = sessions[0] = await opened[0]
 
         async def probe() -> None:
             try:
@@ -703,9 +736,19 @@ async def grade_in_browser(
             task.cancel()
         await asyncio.gather(*others, return_exceptions=True)
         await asyncio.gather(*(close_session(sess, tally) for sess in sessions if sess is not None))
-        for task in opening:  # contexts that no lane took (the grading ended first)
+        for task in opened:  # contexts that no lane took (the grading ended first)
             task.add_done_callback(_close_unused(sessions))
-    return {"load": load, "items": [r for r in results if r is not None] if runs else [], "tally": tally}
+        server.close()
+    items_out = [r for r in results if r is not None] if runs else []
+    return {"origin": origin, "load": load, "items": items_out, "tally": tally}
+
+
+def start_server() -> StaticServer:
+    """An empty static server for one grading (:meth:`StaticServer.serve` gives it the app)."""
+    try:
+        return StaticServer()
+    except (OSError, RuntimeError) as exc:  # no free port / no thread: the machine, not the app
+        raise InfraError(f"could not start the app's static server: {exc}") from exc
 
 
 def _close_unused(sessions: list[Session | None]) -> Callable[[asyncio.Future[Session]], None]:
@@ -716,36 +759,58 @@ def _close_unused(sessions: list[Session | None]) -> Callable[[asyncio.Future[Se
     return close
 
 
-# Fresh, unused contexts per pooled browser for the next grading (one per lane), opened while
-# the current one runs: opening a context (a new renderer process) is mostly waiting, which
-# overlaps well. A browser launched for one grading (the benchmark's baseline) gets none.
-_SPARES: dict[int, list[tuple[tuple[bool, Budget], asyncio.Future[Session]]]] = {}
+@dataclass
+class Spare:
+    """A grading's server and contexts, opened before its app is known."""
+
+    server: StaticServer
+    sessions: list[asyncio.Future[Session]]
+    key: tuple[bool, Budget] | None = None
+
+    def discard(self) -> None:
+        """Close the contexts and the server (opened with settings no grading asked for)."""
+        for fut in self.sessions:
+            _discard(fut)
+        self.server.close()
+
+
+# One spare per pooled browser for the next grading (a server and one context per lane),
+# opened while the current grading runs: opening a context (a new renderer process) is mostly
+# waiting, which overlaps well. The server comes first because each context's proxy settings
+# name its port. A browser launched for one grading (the benchmark's baseline) gets none.
+_SPARES: dict[int, list[Spare]] = {}
 _POOLED: set[int] = set()
 
 
 def keep_spares(browser: Any) -> None:
-    """Mark ``browser`` as long-lived: each grading opens the next one's contexts ahead."""
+    """Mark ``browser`` as long-lived: each grading opens the next one's server and contexts ahead."""
     _POOLED.add(id(browser))
 
 
 def _keep_spares(browser: Any, credit: bool, budget: Budget, n: int) -> None:
-    if id(browser) not in _POOLED:
+    if id(browser) not in _POOLED or _SPARES.get(id(browser)):
         return
-    spares = _SPARES.setdefault(id(browser), [])
-    while len(spares) < n:
-        fut = asyncio.ensure_future(_new_session(browser, credit, budget))
+    try:
+        server = StaticServer()
+    except (OSError, RuntimeError):  # the next grading will say so when it starts its own
+        return
+    futs = [asyncio.ensure_future(open_session(browser, server.origin, credit, budget)) for _ in range(n)]
+    for fut in futs:
         fut.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "exception never retrieved"
-        spares.append(((credit, budget), fut))
+    _SPARES.setdefault(id(browser), []).append(Spare(server, futs, (credit, budget)))
 
 
-def _claim_spare(browser: Any, credit: bool, budget: Budget) -> asyncio.Future[Session] | None:
-    """The oldest spare opened with these settings, or None; spares with others are closed."""
+def _claim_spare(browser: Any, credit: bool, budget: Budget, n: int) -> Spare | None:
+    """The spare opened with these settings, its contexts beyond ``n`` closed; None if there is none."""
     spares = _SPARES.get(id(browser), [])
     while spares:
-        key, fut = spares.pop(0)
-        if key == (credit, budget):
-            return fut
-        _discard(fut)
+        spare = spares.pop(0)
+        if spare.key == (credit, budget):
+            for fut in spare.sessions[n:]:
+                _discard(fut)
+            del spare.sessions[n:]
+            return spare
+        spare.discard()
     return None
 
 
@@ -757,24 +822,23 @@ def _discard(fut: asyncio.Future[Session]) -> None:
 
 
 async def drop_spare(browser: Any) -> None:
-    """Close the spare contexts kept for ``browser`` (the pool calls this before closing it)."""
+    """Close the spares kept for ``browser`` (the pool calls this before closing it)."""
     _POOLED.discard(id(browser))
-    for _, fut in _SPARES.pop(id(browser), []):
-        if not fut.done():
-            fut.cancel()
-        elif not fut.cancelled() and fut.exception() is None:
-            await _quiet(fut.result().ctx.close())
+    for spare in _SPARES.pop(id(browser), []):
+        for fut in spare.sessions:
+            if not fut.done():
+                fut.cancel()
+            elif not fut.cancelled() and fut.exception() is None:
+                await _quiet(fut.result().ctx.close())
+        spare.server.close()
 
 
 async def _session_for(
-    browser: Any, origin: str, credit: bool, budget: Budget, spare: asyncio.Future[Session] | None
+    browser: Any, origin: str, credit: bool, budget: Budget, opening: asyncio.Future[Session]
 ) -> Session:
-    """The claimed spare bound to ``origin``, or a new session when there is none (or it died)."""
-    if spare is not None:
-        try:
-            sess = await asyncio.wait_for(spare, 10)
-            await adopt(sess, origin)
-            return sess
-        except Exception:  # noqa: BLE001 - a spare from a dead browser: open a new one
-            pass
+    """The session ``opening`` gives, or a new one when it failed (a spare from a dead browser)."""
+    try:
+        return await asyncio.wait_for(asyncio.shield(opening), 10)
+    except Exception:  # noqa: BLE001
+        _discard(opening)
     return await open_session(browser, origin, credit, budget)

@@ -67,7 +67,8 @@ LAUNCH_ARGS = [
     "--dns-prefetch-disable",
     # Defence in depth behind the per-context request blocking (grader.py): WebRTC's UDP is
     # not seen by request interception, and a dead proxy catches anything that slips past
-    # it (loopback, where the app's own server is, bypasses proxies in Chromium).
+    # it. (Each grading's contexts override it with one that takes loopback too, all but the
+    # app's own port: grader.proxy_for.)
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--proxy-server=http://127.0.0.1:9",

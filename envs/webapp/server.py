@@ -1,7 +1,9 @@
 """A static HTTP server on 127.0.0.1 (ephemeral port) serving one app's files from memory.
 
 One server per grading: the app's origin (``http://127.0.0.1:PORT``) is the only address
-the page may reach; the browser context blocks every other request (see ``grader.py``).
+the page may reach; the browser context blocks every other request (see ``grader.py``). A
+pool starts the next grading's server ahead, empty, because the contexts opened ahead with
+it must name its port; the grading then gives it the app (:meth:`StaticServer.serve`).
 """
 
 from __future__ import annotations
@@ -60,12 +62,12 @@ class StaticServer:
     """Serve ``files`` (path -> text or bytes) at ``http://127.0.0.1:<ephemeral port>/``.
 
     Use as a context manager; ``origin`` is the base URL. ``index.html`` is served at ``/``.
+    Without ``files`` every path is 404 until :meth:`serve` gives it some.
     """
 
-    def __init__(self, files: dict[str, str | bytes]) -> None:
+    def __init__(self, files: dict[str, str | bytes] | None = None) -> None:
         self._server = _Server(("127.0.0.1", 0), _Handler)
-        # "replace": a lone surrogate in an answer becomes U+FFFD, as a browser would show it
-        self._server.files = {k: v.encode("utf-8", "replace") if isinstance(v, str) else v for k, v in files.items()}
+        self.serve(files or {})
         self.port = self._server.server_address[1]
         self.origin = f"http://127.0.0.1:{self.port}"
         # close() wakes the loop through this pipe: serve_forever's shutdown() would wait for
@@ -83,6 +85,11 @@ class StaticServer:
                 if any(key.fileobj == self._wake_r for key, _ in ready):
                     return
                 self._server.handle_request()  # the listening socket is readable: no wait
+
+    def serve(self, files: dict[str, str | bytes]) -> None:
+        """Serve ``files`` from now on (instead of what was served before)."""
+        # "replace": a lone surrogate in an answer becomes U+FFFD, as a browser would show it
+        self._server.files = {k: v.encode("utf-8", "replace") if isinstance(v, str) else v for k, v in files.items()}
 
     def close(self) -> None:
         """Stop serving and free the port; safe to call twice."""
