@@ -364,6 +364,30 @@ def test_a_page_that_shows_the_final_state_by_itself_a_moment_later_is_no_transi
     assert all("no transition" in it["reason"] for it in info["verdict"]["items"])
 
 
+@pytest.mark.parametrize(
+    "later",
+    [
+        # a worker's timer, and the end of a CSS animation: the fake clock runs neither
+        "const w = new Worker(URL.createObjectURL(new Blob(['setTimeout(() => postMessage(1), 400)'])));"
+        " w.onmessage = show;",
+        "const a = document.getElementById('fade'); a.addEventListener('animationend', show);"
+        " a.style.animation = 'fade 0.4s';",
+    ],
+    ids=["worker-timer", "css-animation"],
+)
+def test_a_page_that_shows_the_final_state_after_real_time_is_no_transition(later):
+    # The buttons do nothing; the result appears 0.4 s (real time) after load, while the
+    # flow's expectation is still waiting for it.
+    app = f"""<style>@keyframes fade {{ from {{ opacity: 0 }} to {{ opacity: 1 }} }}</style>
+      <div id="out">0</div><div id="fade">.</div><button id="one">1</button><script>
+      const show = () => {{ document.getElementById("out").textContent = "1"; }};
+      {later}</script>"""
+    flow = [{"click": "#one"}, {"expect": "text", "sel": "#out", "equals": "1"}]
+    reward, info = grade_app(app, [{"id": f"one-{k}", "text": "1 shows 1", "flow": flow} for k in range(2)])
+    assert [it["passed"] for it in info["verdict"]["items"]] == [False] * 2, info["feedback"]
+    assert all("no transition" in it["reason"] for it in info["verdict"]["items"])
+
+
 def test_a_flow_that_only_lets_time_pass_is_judged_by_the_load():
     # Time is this flow's action: the toast that hides itself after 3 s is the requirement.
     app = """<div id="toast">Saved</div><script>

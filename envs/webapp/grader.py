@@ -1,8 +1,8 @@
 """The browser side of grading: load the app, run every rubric item's flow, collect evidence.
 
 Everything here is a coroutine on the pool's event loop (``pool.py``). A grading gets fresh
-browser contexts (``LANES``, whose items run side by side: the first loads the app for the
-runtime stage and probes it untouched while the others already run items); each rubric item
+browser contexts: the first loads the app for the runtime stage and probes it untouched (and
+keeps it untouched until the end), the others (``LANES``) run the items side by side; each rubric item
 starts from a freshly loaded app with empty storage (localStorage, sessionStorage, IndexedDB,
 Cache Storage and cookies are wiped between items, see ``WIPE_INIT``), so one broken item
 cannot make another fail and a broken app fails exactly the items it breaks. A page that
@@ -178,6 +178,8 @@ class Session:
     #: the grader's isolated world in the page (reads and click points without Playwright's
     #: injected script, see dom.py)
     dom: Dom | None = None
+    #: when (event-loop time) the app last finished loading in this session's page
+    loaded_at: float = 0.0
 
 
 # Nothing listens here: whatever the browser sends to this proxy fails.
@@ -339,10 +341,10 @@ async def wipe(sess: Session, origin: str) -> None:
     await sess.cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
 
 
-# Two contexts per grading run the rubric items side by side. Measured with bench/web.py's 12
-# apps on 2 cores (headless shell, median of 4 gradings per app, two runs each): one lane 490
-# and 534 ms/app, two 450 and 434, three 455 and 428. The second context costs ~70 ms of CPU
-# (a renderer process); a pool opens it ahead, with the first, during the previous grading.
+# Two contexts per grading run the rubric items side by side, besides the probe's. Measured
+# with bench/web.py's 12 apps on 2 cores (headless shell, two runs each): one item lane 0.48
+# s/app, two 0.38 and 0.39, three 0.40. A context costs ~70 ms of CPU (a renderer process); a
+# pool opens them ahead, during the previous grading.
 LANES = 2
 
 SETTLE_S = 0.05  # errors thrown from setTimeout(0)/promises just after load are load errors
@@ -369,7 +371,8 @@ async def load_check(
     try:
         await sess.cdp.send("Runtime.enable")
         sess.dom.forget()
-        out["rendered"] = await asyncio.wait_for(goto(sess.page, origin, react), sess.budget.load_s + 3)
+        out["rendered"] = await asyncio.wait_for(goto(sess.page, origin, react, fresh=True), sess.budget.load_s + 3)
+        sess.loaded_at = asyncio.get_running_loop().time()
         await asyncio.wait_for(sess.cdp.send("Runtime.disable"), 3)
         settle = asyncio.sleep(SETTLE_S)
         if probe is not None and out["rendered"] and not parse_errors(sess.watch.page_errors):
@@ -435,17 +438,9 @@ async def initial_state(page: Any, items: list[dict[str, Any]], dom: Dom | None 
         for step in item["flow"]
         if step.get("expect") and step["expect"] not in PIXEL_EXPECTS
     }
-    state = FlowState()
-
-    async def holds(step: dict[str, Any]) -> bool:
-        try:
-            return (await check(page, step, state, dom))[0]
-        except Exception:  # noqa: BLE001
-            return False
 
     async def read(keys: list[str]) -> dict[str, bool]:
-        # read-only probes: asked all at once, their round trips overlap
-        return dict(zip(keys, await asyncio.gather(*(holds(specs[k]) for k in keys)), strict=True))
+        return await read_expectations(page, {k: specs[k] for k in keys}, dom)
 
     at_load = await read(list(specs))
     held = [{k: at_load[k] for k in map(_key, item["flow"]) if k in specs} for item in items]
@@ -466,6 +461,76 @@ async def initial_state(page: Any, items: list[dict[str, Any]], dom: Dom | None 
         for i in due:
             held[i] = {k: was or later[k] for k, was in held[i].items()}
     return held
+
+
+async def read_expectations(page: Any, specs: dict[str, dict[str, Any]], dom: Dom | None) -> dict[str, bool]:
+    """Whether each expectation (by key) holds on the page now; read-only, asked all at once."""
+    state = FlowState()
+
+    async def holds(step: dict[str, Any]) -> bool:
+        try:
+            return (await check(page, step, state, dom))[0]
+        except Exception:  # noqa: BLE001
+            return False
+
+    keys = list(specs)
+    return dict(zip(keys, await asyncio.gather(*(holds(specs[k]) for k in keys)), strict=True))
+
+
+def transition_seen(steps: list[dict[str, Any]], held: dict[str, bool]) -> bool:
+    """The transition rule (flows.py): some expectation did not hold on the untouched page.
+
+    A pixel expectation compares with a snap the flow took itself, so it counts as one.
+    """
+    return any(s.get("expect") in PIXEL_EXPECTS or (s.get("expect") and not held.get(_key(s), True)) for s in steps)
+
+
+NO_TRANSITION = (
+    "no transition: every expectation already held on the freshly loaded page, or came true on it without "
+    "the flow's actions"
+)
+
+
+async def recheck_untouched(
+    sess: Session,
+    items: list[dict[str, Any]],
+    results: list[dict[str, Any] | None],
+    held: list[dict[str, bool]],
+    screenshots: str,
+) -> bool:
+    """After every item ran, read the passing items' expectations on the probe page once more.
+
+    That page has stayed untouched, in a context of its own, and is read once it has been
+    loaded (in real time) as long as the slowest passing item took from its load to its last
+    step: what came true on it by real time alone (a worker's timer, the end of a CSS
+    animation: the fake clock runs neither) is no transition either, and the item fails.
+    False when the page no longer answers.
+    """
+    passing = [i for i, r in enumerate(results) if r is not None and r["passed"]]
+    # as long after its load as the slowest passing item took after its own
+    loop = asyncio.get_running_loop()
+    behind = max((results[i]["settled_s"] for i in passing), default=0.0) - (loop.time() - sess.loaded_at)
+    if behind > 0:
+        await asyncio.sleep(min(behind, sess.budget.item_s))
+    specs = {
+        _key(s): s for i in passing for s in items[i]["flow"] if s.get("expect") and s["expect"] not in PIXEL_EXPECTS
+    }
+    if not specs:
+        return True
+    try:
+        now = await asyncio.wait_for(read_expectations(sess.page, specs, sess.dom), 3)
+    except TimeoutError:
+        return False
+    for i in passing:
+        steps, res = items[i]["flow"], results[i]
+        if transition_seen(steps, {k: was or now.get(k, False) for k, was in held[i].items()}):
+            continue
+        res.update(passed=False, failed_step=len(steps) - 1, reason=NO_TRANSITION + " (the untouched page, later)")
+        sel = next((s.get("sel") for s in reversed(steps) if s.get("expect")), None)
+        res["dom"] = await _excerpt(sess.page, sel)
+        if screenshots in ("all", "failed"):
+            res["screenshot"] = await _screenshot(sess.page)
+    return True
 
 
 async def run_item(
@@ -517,16 +582,10 @@ async def run_item(
     if res["passed"]:
         # The transition rule (flows.py): some expectation must fail on the untouched page.
         # That page is probed once per grading, possibly while this item ran in another context.
-        held = (await initial)[index]
-        if not any(
-            s.get("expect") in PIXEL_EXPECTS or (s.get("expect") and not held.get(_key(s), True)) for s in steps
-        ):
+        if not transition_seen(steps, (await initial)[index]):
             res["passed"] = False
             res["failed_step"] = len(steps) - 1
-            res["reason"] = (
-                "no transition: every expectation already held on the freshly loaded page, or came true "
-                "on it without the flow's actions"
-            )
+            res["reason"] = NO_TRANSITION
     busy = False
     if not res.get("hung"):
         # what the last step set off (a request from a zero-delay timer) happens before the
@@ -580,6 +639,7 @@ async def _flow(
     except Exception as exc:  # noqa: BLE001
         res["reason"] = f"the app did not load: {str(exc).splitlines()[0][:200]}"
         return
+    loaded_at = asyncio.get_running_loop().time()
     for i, step in enumerate(steps):
         kind = step_kind(step)
         state.step = i
@@ -605,6 +665,7 @@ async def _flow(
             res["reason"] = f"step {i}: {exc}"
             return
     res["passed"] = True
+    res["settled_s"] = asyncio.get_running_loop().time() - loaded_at  # real time the flow took after load
 
 
 async def handler_sources(cdp: Any, sel: str, types: tuple[str, ...]) -> list[str]:
@@ -668,15 +729,16 @@ async def grade_in_browser(
     """Serve ``files``, load the app (runtime stage), then run each item's flow.
 
     The report is the browser side of the verdict, with the ``origin`` the grading's own static
-    server had. Items run in ``lanes`` contexts at once (each with its own storage, so they cannot see
-    each other). The first context loads the app for the runtime stage and then takes items;
-    the others take items at once, while that load settles and is probed. Their results count
-    only when the runtime stage passes (otherwise the report has no items, as before).
+    server had. The first context loads the app for the runtime stage and probes it untouched
+    (the transition rule), and keeps that page untouched until every item has run. Items run
+    in ``lanes`` other contexts at once (each with its own storage, so they cannot see each
+    other), starting while that load settles and is probed. Their results count only when the
+    runtime stage passes (otherwise the report has no items).
     """
     tally = new_tally()
-    n = max(1, min(lanes, len(items)))
+    n = 1 + max(1, min(lanes, len(items)))  # contexts: the probe's, and the item lanes'
     spare = _claim_spare(browser, credit, budget, n)
-    _keep_spares(browser, credit, budget, lanes)  # the next grading's server and contexts open while this one runs
+    _keep_spares(browser, credit, budget, 1 + lanes)  # the next grading's server and contexts open while this one runs
     if spare is None:
         spare = Spare(start_server(), [])
     server = spare.server
@@ -725,12 +787,13 @@ async def grade_in_browser(
             initial.set_result(found)  # items in the other lanes may finish now
 
         load = await load_check(first, origin, react, probe)
-        first.used = True
         if load["hung"]:
             tally["hung"] = True
         if load["loaded"] and not parse_errors(load["page_errors"]) and load.get("rendered", True):
             runs = True
-            await asyncio.gather(lane(0), *others)
+            await asyncio.gather(*others)
+            if not await recheck_untouched(first, items, results, initial.result(), screenshots):
+                tally["hung"] = True  # the untouched page stopped answering on its own
     finally:
         for task in others:
             task.cancel()
