@@ -36,9 +36,10 @@ class WebAppEnv(CodeEnv):
     static server on ``127.0.0.1`` at an ephemeral port, one server per grading.
 
     Sandbox: the app's JavaScript is untrusted. It is contained by Chromium's own isolation
-    (renderer processes; fresh browser contexts per grading, two whose items run side by side,
-    so nothing is shared with other episodes: cookies, storage, cache; service workers are
-    blocked; every rubric item starts on a freshly loaded page with all storage wiped) plus
+    (renderer processes; fresh browser contexts per grading, so nothing is shared with other
+    episodes: cookies, storage, cache; one keeps the untouched app the transition rule compares
+    with, two run the items side by side; service workers are blocked; every rubric item starts
+    on a freshly loaded page with all storage, the window's name and the tab's history wiped) plus
     request blocking: every request to any address but the app's own origin, including other
     localhost ports, is aborted and flagged; WebSockets are mocked and flagged; behind that,
     each context's proxy settings send everything but the app's own ``host:port`` to a dead
