@@ -179,6 +179,25 @@ def test_credit_names_the_handler_bound_when_the_item_acted():
     assert "function startTimer" in credited["start"] and "function stopTimer" not in credited["start"], credited
 
 
+def test_credit_finds_listener_objects_and_ignores_a_page_made_getEventListeners():
+    # A listener object's handleEvent is credited; a page's own global getEventListeners
+    # (which would shadow DevTools' and could name any code) credits nothing rather than "decoy".
+    listener = """<p id="s">idle</p><button id="t">go</button><script>
+      const s = document.getElementById("s");
+      document.getElementById("t").addEventListener("click", { handleEvent() { s.textContent = "went"; } });
+      </script>"""
+    decoy = listener.replace(
+        "<script>", "<script>function decoy() {} window.getEventListeners = () => ({click: [{listener: decoy}]});"
+    )
+    item = {"id": "go", "text": "goes", "flow": [{"click": "#t"}, {"expect": "text", "sel": "#s", "equals": "went"}]}
+    for app, credited, not_credited in ((listener, "handleEvent()", None), (decoy, None, "decoy")):
+        reward, info = grade_app(app, [item])
+        assert reward == 1.0, info["feedback"]
+        spans = " ".join(app[a:b] for a, b in info["verdict"]["items"][0]["code_spans"])
+        assert credited is None or credited in spans, spans
+        assert not_credited is None or not_credited not in spans, spans
+
+
 def test_react_component_compiles_mounts_and_grades(env):
     env.reset(options={"task_id": "react-rating-01"})
     gold = env.gold_action()
@@ -386,6 +405,39 @@ def test_a_page_that_shows_the_final_state_after_real_time_is_no_transition(late
     reward, info = grade_app(app, [{"id": f"one-{k}", "text": "1 shows 1", "flow": flow} for k in range(2)])
     assert [it["passed"] for it in info["verdict"]["items"]] == [False] * 2, info["feedback"]
     assert all("no transition" in it["reason"] for it in info["verdict"]["items"])
+
+
+def test_what_the_app_does_by_itself_later_than_an_items_span_fails_no_item():
+    # The banner hides itself at 5 s, the toast at 3 s. "dismiss" takes a second and "toast"
+    # only lets time pass; the timer item makes the probe run the untouched page past both.
+    # Neither self-hiding is a real-time change, so no item may fail for it, however long
+    # the grading takes.
+    app = """<div id="banner">Sale!</div><button id="dismiss">x</button><div id="toast">Saved</div>
+      <p id="t">0</p><button id="go">go</button><script>
+      const $ = (id) => document.getElementById(id);
+      setTimeout(() => { $("banner").hidden = true; }, 5000);
+      setTimeout(() => { $("toast").hidden = true; }, 3000);
+      $("dismiss").onclick = () => { $("banner").hidden = true; };
+      $("go").onclick = () => setTimeout(() => { $("t").textContent = "done"; }, 6000);</script>"""
+    rubric = [
+        {
+            "id": "dismiss",
+            "text": "x hides the banner",
+            "flow": [{"click": "#dismiss"}, {"expect": "hidden", "sel": "#banner"}],
+        },
+        {
+            "id": "toast",
+            "text": "the toast hides after 3 s",
+            "flow": [{"advance": 3500}, {"expect": "hidden", "sel": "#toast"}],
+        },
+        {
+            "id": "timer",
+            "text": "go: done after 6 s",
+            "flow": [{"click": "#go"}, {"advance": 6500}, {"expect": "text", "sel": "#t", "equals": "done"}],
+        },
+    ]
+    reward, info = grade_app(app, rubric + [dict(r, id=f"{r['id']}-{k}") for r in rubric for k in range(2)])
+    assert reward == 1.0, info["feedback"]
 
 
 def test_a_flow_that_only_lets_time_pass_is_judged_by_the_load():

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from codegym.envs.webapp import BrowserPool, WebAppEnv
+from codegym.envs.webapp import BrowserPool, WebAppEnv, grader
 
 GOLD = """<!doctype html><html><body><button id="b">go</button><p id="out">idle</p>
 <script>document.getElementById("b").addEventListener("click", () => {
@@ -371,3 +372,29 @@ def test_a_download_is_cancelled_and_flagged(env):
     assert "download" in info["audit"]["flags"] and info["audit"]["audit_reward"] == 0.0
     assert info["verdict"]["containment"]["downloads"] >= 1
     gold_still_works(env)
+
+
+def test_a_context_opened_ahead_and_not_needed_is_closed_even_while_it_opens():
+    # A one-item rubric needs two of the three contexts a spare opens. When the grading
+    # claims the spare before the third has opened (back-to-back gradings on a busy
+    # machine), that one must still be closed once it is open: counted in the browser itself,
+    # which also knows the contexts whose opening was interrupted.
+    pool = BrowserPool()
+    settings = (True, grader.Budget())
+
+    async def claim_while_opening(browser):
+        cdp = await browser.new_browser_cdp_session()
+        for wait in (0.0, 0.002, 0.005, 0.01, 0.02, 0.04, 0.08):
+            for spare in [grader._claim_spare(browser, *settings, 3)]:  # the one kept so far
+                spare and spare.discard()
+            grader._keep_spares(browser, *settings, 3)
+            await asyncio.sleep(wait)
+            grader._claim_spare(browser, *settings, 1).discard()
+        await asyncio.sleep(3)
+        return len((await cdp.send("Target.getBrowserContexts"))["browserContextIds"])
+
+    try:
+        pool.run(lambda b: grader.grade_in_browser(b, {"index.html": GOLD}, False, TASK["rubric"]), 60)
+        assert pool.run(claim_while_opening, 60) == 0
+    finally:
+        pool.close()

@@ -35,8 +35,9 @@ A pass needs the transition observed: every expectation must hold when its step 
 and at least one of the flow's expectations must NOT hold on the untouched page: not right
 after the load, and, when the flow acts on the app, not after the page ran on its own (fake
 clock) for as long as the flow may take, nor once it has been loaded (real time) as long as
-the flow took. So the flow saw the app's state change because it acted. A flow whose expectations all held without it passes nothing. Expectations against a
-snap (changed/unchanged) compare with a state captured inside the flow, so they count as
+the flow took. So the flow saw the app's state change because it acted. A flow whose
+expectations all held without it passes nothing. Expectations against a snap
+(changed/unchanged) compare with a state captured inside the flow, so they count as
 transitions by construction.
 """
 

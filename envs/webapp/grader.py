@@ -36,7 +36,7 @@ import json
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from codegym.errors import InfraError
@@ -70,12 +70,14 @@ LIMITS = {"dom_nodes": 20_000, "storage_bytes": 1_000_000, "dialogs": 10, "popup
 # DevTools' Command Line API (``includeCommandLineAPI``): one evaluation instead of a DevTools
 # round trip per ancestor and per handler. It sees the listeners of the world it runs in,
 # which is the page's own.
+# (The API is not installed where the page has a global of that name, see handler_sources.)
 HANDLERS_JS = """(sel, types) => { let e = null; try { e = document.querySelector(sel); } catch (x) {}
   if (!e) return []; const chain = []; for (let n = e; n && chain.length < 12; n = n.parentNode) chain.push(n);
   chain.push(window);
   for (const n of chain) { const all = getEventListeners(n), found = []; let matching = false;
     for (const t of types) for (const l of all[t] || []) { matching = true;
-      try { const s = Function.prototype.toString.call(l.listener);
+      try { const f = typeof l.listener === 'function' ? l.listener : l.listener.handleEvent;
+        const s = Function.prototype.toString.call(f);
         if (s.length < 20000 && !found.includes(s)) found.push(s); } catch (x) {} }
     if (matching) return found; }
   return []; }"""
@@ -178,8 +180,10 @@ class Session:
     #: the grader's isolated world in the page (reads and click points without Playwright's
     #: injected script, see dom.py)
     dom: Dom | None = None
-    #: when (event-loop time) the app last finished loading in this session's page
+    #: when (event-loop time) the app last finished loading in this session's page, and when
+    #: its fake clock was last set to FIXED_TIME (just before that load)
     loaded_at: float = 0.0
+    clock_set_at: float = 0.0
 
 
 # Nothing listens here: whatever the browser sends to this proxy fails.
@@ -216,6 +220,15 @@ async def open_session(browser: Any, origin: str, credit: bool = False, budget: 
         accept_downloads=False,  # a download is cancelled (nothing is written) and counted
         proxy=proxy_for(origin),
     )
+    try:
+        return await _equip(ctx, watch, origin, credit, budget)
+    except BaseException:  # a failed or cancelled set-up must not leave the context open
+        await _quiet(asyncio.shield(ctx.close()))
+        raise
+
+
+async def _equip(ctx: Any, watch: Watch, origin: str, credit: bool, budget: Budget) -> Session:
+    """Install the containment hooks and the fake clock in a new context, and open its page."""
 
     async def block(route: Any) -> None:
         if len(watch.blocked) < 50:
@@ -371,6 +384,7 @@ async def load_check(
     try:
         await sess.cdp.send("Runtime.enable")
         sess.dom.forget()
+        sess.clock_set_at = asyncio.get_running_loop().time()
         out["rendered"] = await asyncio.wait_for(goto(sess.page, origin, react, fresh=True), sess.budget.load_s + 3)
         sess.loaded_at = asyncio.get_running_loop().time()
         await asyncio.wait_for(sess.cdp.send("Runtime.disable"), 3)
@@ -444,9 +458,7 @@ async def initial_state(page: Any, items: list[dict[str, Any]], dom: Dom | None 
 
     at_load = await read(list(specs))
     held = [{k: at_load[k] for k in map(_key, item["flow"]) if k in specs} for item in items]
-    spans = {
-        i: idle_ms(it["flow"]) for i, it in enumerate(items) if any(step_kind(s) not in PASSIVE for s in it["flow"])
-    }
+    spans = {i: idle_ms(it["flow"]) for i, it in enumerate(items) if acts(it["flow"])}
     elapsed = 0
     for span in sorted(set(spans.values())):
         try:
@@ -461,6 +473,40 @@ async def initial_state(page: Any, items: list[dict[str, Any]], dom: Dom | None 
         for i in due:
             held[i] = {k: was or later[k] for k, was in held[i].items()}
     return held
+
+
+def acts(flow: list[dict[str, Any]]) -> bool:
+    """Whether a flow acts on the app (a flow that only lets time pass is judged at load)."""
+    return any(step_kind(s) not in PASSIVE for s in flow)
+
+
+def acting_specs(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The expectations (by key) of the items that act, pixel ones aside (they compare with a snap)."""
+    return {
+        _key(s): s
+        for it in items
+        if acts(it["flow"])
+        for s in it["flow"]
+        if s.get("expect") and s["expect"] not in PIXEL_EXPECTS
+    }
+
+
+async def freeze(sess: Session, items: list[dict[str, Any]]) -> dict[str, bool] | None:
+    """Stop the untouched page's fake clock where the probe left it, and read it there.
+
+    The clock would go on in real time, and a timer of the app past an item's span (a banner
+    that hides itself) is not the kind of change :func:`recheck_untouched` looks for: from
+    here on only what real time drives can change the page. The pause lands a little after
+    the clock's present time (load, the real time since, and the spans the probe ran); None
+    when it could not be paused.
+    """
+    fake_ms = max((idle_ms(it["flow"]) for it in items if acts(it["flow"])), default=0)
+    ahead = asyncio.get_running_loop().time() - sess.clock_set_at + fake_ms / 1000 + 0.05
+    try:
+        await asyncio.wait_for(sess.page.clock.pause_at(FIXED_TIME + timedelta(seconds=ahead)), 3)
+        return await asyncio.wait_for(read_expectations(sess.page, acting_specs(items), sess.dom), 3)
+    except Exception:  # noqa: BLE001 - a hung or closed page
+        return None
 
 
 async def read_expectations(page: Any, specs: dict[str, dict[str, Any]], dom: Dom | None) -> dict[str, bool]:
@@ -496,25 +542,24 @@ async def recheck_untouched(
     items: list[dict[str, Any]],
     results: list[dict[str, Any] | None],
     held: list[dict[str, bool]],
+    at_end: dict[str, bool],
     screenshots: str,
 ) -> bool:
     """After every item ran, read the passing items' expectations on the probe page once more.
 
-    That page has stayed untouched, in a context of its own, and is read once it has been
-    loaded (in real time) as long as the slowest passing item took from its load to its last
-    step: what came true on it by real time alone (a worker's timer, the end of a CSS
-    animation: the fake clock runs neither) is no transition either, and the item fails.
-    False when the page no longer answers.
+    That page has stayed untouched, in a context of its own, its fake clock paused where the
+    probe left it (``at_end``: what it showed then). It is read once it has been loaded (in
+    real time) as long as the slowest passing item took from its load to its last step: an
+    expectation that came true there since the pause came true by real time alone (a worker's
+    timer, the end of a CSS animation: the fake clock runs neither), which is no transition
+    either, and the item fails. False when the page no longer answers.
     """
-    passing = [i for i, r in enumerate(results) if r is not None and r["passed"]]
-    # as long after its load as the slowest passing item took after its own
+    passing = [i for i, r in enumerate(results) if r is not None and r["passed"] and acts(items[i]["flow"])]
     loop = asyncio.get_running_loop()
     behind = max((results[i]["settled_s"] for i in passing), default=0.0) - (loop.time() - sess.loaded_at)
     if behind > 0:
         await asyncio.sleep(min(behind, sess.budget.item_s))
-    specs = {
-        _key(s): s for i in passing for s in items[i]["flow"] if s.get("expect") and s["expect"] not in PIXEL_EXPECTS
-    }
+    specs = {k: s for k, s in acting_specs([items[i] for i in passing]).items()}
     if not specs:
         return True
     try:
@@ -523,7 +568,8 @@ async def recheck_untouched(
         return False
     for i in passing:
         steps, res = items[i]["flow"], results[i]
-        if transition_seen(steps, {k: was or now.get(k, False) for k, was in held[i].items()}):
+        real = {k: now.get(k, False) and not at_end.get(k, True) for k in held[i]}
+        if transition_seen(steps, {k: was or real[k] for k, was in held[i].items()}):
             continue
         res.update(passed=False, failed_step=len(steps) - 1, reason=NO_TRANSITION + " (the untouched page, later)")
         sel = next((s.get("sel") for s in reversed(steps) if s.get("expect")), None)
@@ -672,10 +718,17 @@ async def handler_sources(cdp: Any, sel: str, types: tuple[str, ...]) -> list[st
     """Source text of the handlers for ``types`` on ``sel``.
 
     When the element has none, the nearest ancestor (up to ``window``) that has some is
-    taken instead: that is event delegation. A handler that is an object (``handleEvent``)
-    has no source and is left out.
+    taken instead: that is event delegation. For a handler that is an object, its
+    ``handleEvent`` method.
     """
     try:
+        # A page's own global of that name would stand in for DevTools' (and could name any
+        # code): then no credit. (With the API installed, the name is always in globalThis.)
+        own = await cdp.send(
+            "Runtime.evaluate", {"expression": "'getEventListeners' in globalThis", "returnByValue": True}
+        )
+        if own.get("result", {}).get("value") is not False:
+            return []
         reply = await cdp.send(
             "Runtime.evaluate",
             {
@@ -753,6 +806,7 @@ async def grade_in_browser(
     initial: asyncio.Future[list[dict[str, bool]]] = asyncio.get_running_loop().create_future()
     load: dict[str, Any] = {"loaded": False, "hung": False, "page_errors": [], "console_errors": []}
     runs = False  # the runtime stage passed: items count
+    at_end: dict[str, bool] | None = None  # the untouched page when its clock was paused
 
     async def lane(k: int) -> None:
         sess = sessions[k] = await asyncio.shield(opened[k])
@@ -780,11 +834,13 @@ async def grade_in_browser(
         first = sessions[0] = await opened[0]
 
         async def probe() -> None:
+            nonlocal at_end
             try:
                 found = await asyncio.wait_for(initial_state(first.page, items, first.dom), budget.item_s)
             except TimeoutError:
                 found = [{} for _ in items]  # no item can show a transition
             initial.set_result(found)  # items in the other lanes may finish now
+            at_end = await freeze(first, items)
 
         load = await load_check(first, origin, react, probe)
         if load["hung"]:
@@ -792,7 +848,9 @@ async def grade_in_browser(
         if load["loaded"] and not parse_errors(load["page_errors"]) and load.get("rendered", True):
             runs = True
             await asyncio.gather(*others)
-            if not await recheck_untouched(first, items, results, initial.result(), screenshots):
+            if at_end is None or not await recheck_untouched(
+                first, items, results, initial.result(), at_end, screenshots
+            ):
                 tally["hung"] = True  # the untouched page stopped answering on its own
     finally:
         for task in others:
@@ -878,10 +936,13 @@ def _claim_spare(browser: Any, credit: bool, budget: Budget, n: int) -> Spare | 
 
 
 def _discard(fut: asyncio.Future[Session]) -> None:
-    if not fut.done():
-        fut.cancel()
-    elif not fut.cancelled() and fut.exception() is None:
-        asyncio.ensure_future(_quiet(fut.result().ctx.close()))
+    """Close the context ``fut`` opens, now or when it is open (cancelling could leave it open)."""
+
+    def close(done: asyncio.Future[Session]) -> None:
+        if not done.cancelled() and done.exception() is None:
+            asyncio.ensure_future(_quiet(done.result().ctx.close()))
+
+    fut.add_done_callback(close)
 
 
 async def drop_spare(browser: Any) -> None:
@@ -890,7 +951,7 @@ async def drop_spare(browser: Any) -> None:
     for spare in _SPARES.pop(id(browser), []):
         for fut in spare.sessions:
             if not fut.done():
-                fut.cancel()
+                fut.cancel()  # the browser closes next, with whatever it opened
             elif not fut.cancelled() and fut.exception() is None:
                 await _quiet(fut.result().ctx.close())
         spare.server.close()
