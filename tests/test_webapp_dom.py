@@ -13,8 +13,8 @@ import io
 import pytest
 from codegym.envs.webapp import BrowserPool, WebAppEnv
 from codegym.envs.webapp.flows import FlowState, check, do_action
-from codegym.envs.webapp.grader import close_session, goto, new_tally, open_session
 from codegym.envs.webapp.server import StaticServer
+from codegym.envs.webapp.session import close_session, goto, new_tally, open_session
 from PIL import Image
 
 PAGE = """<!doctype html><html><body>

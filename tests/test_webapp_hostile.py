@@ -9,7 +9,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from codegym.envs.webapp import BrowserPool, WebAppEnv, grader
+from codegym.envs.webapp import BrowserPool, WebAppEnv, grader, session
 
 GOLD = """<!doctype html><html><body><button id="b">go</button><p id="out">idle</p>
 <script>document.getElementById("b").addEventListener("click", () => {
@@ -380,16 +380,16 @@ def test_a_context_opened_ahead_and_not_needed_is_closed_even_while_it_opens():
     # machine), that one must still be closed once it is open: counted in the browser itself,
     # which also knows the contexts whose opening was interrupted.
     pool = BrowserPool()
-    settings = (True, grader.Budget())
+    settings = (True, session.Budget())
 
     async def claim_while_opening(browser):
         cdp = await browser.new_browser_cdp_session()
         for wait in (0.0, 0.002, 0.005, 0.01, 0.02, 0.04, 0.08):
-            for spare in [grader._claim_spare(browser, *settings, 3)]:  # the one kept so far
+            for spare in [session.claim_spare(browser, *settings, 3)]:  # the one kept so far
                 spare and spare.discard()
-            grader._keep_spares(browser, *settings, 3)
+            session.open_spare(browser, *settings, 3)
             await asyncio.sleep(wait)
-            grader._claim_spare(browser, *settings, 1).discard()
+            session.claim_spare(browser, *settings, 1).discard()
         await asyncio.sleep(3)
         return len((await cdp.send("Target.getBrowserContexts"))["browserContextIds"])
 

@@ -10,9 +10,10 @@ from codegym.errors import TaskFormatError
 
 from . import credit as cr
 from .flows import validate_flow
-from .grader import LIMITS, Budget, grade_in_browser, parse_errors
+from .grader import LIMITS, grade_in_browser, parse_errors
 from .pool import BrowserPool
 from .react import compile_jsx, react_files
+from .session import Budget
 
 WEIGHTS = {"format": 0.1, "source": 0.1, "runtime": 0.1, "functional": 0.7}
 SECURITY_FLAGS = ("blocked_request", "websocket", "popup", "navigation_away", "download")

@@ -302,16 +302,16 @@ class BrowserPool:
             )
         except Exception as exc:
             raise InfraError(f"Chromium at {self.executable} failed to launch: {exc}") from exc
-        from .grader import keep_spares  # a long-lived browser: worth a context opened ahead
+        from .session import mark_pooled  # a long-lived browser: worth contexts opened ahead
 
-        keep_spares(self._browser)
+        mark_pooled(self._browser)
         self.launches += 1
 
     async def _stop_browser(self) -> None:
         browser, self._browser = self._browser, None
         if browser is None:
             return
-        from .grader import drop_spare  # the grader keeps a spare context per browser
+        from .session import drop_spare  # contexts opened ahead for this browser
 
         try:
             await asyncio.wait_for(drop_spare(browser), 5)

@@ -1,0 +1,409 @@
+"""Browser contexts for gradings: each with every containment hook, and opened ahead by a pool.
+
+A :class:`Session` is one fresh browser context with one page, for the app at one origin:
+requests that leave the origin are blocked and recorded (and the context's proxy settings
+send them to a dead proxy, loopback included), WebSockets are mocked, dialogs dismissed and
+counted, popups closed, downloads cancelled, the fake clock installed (every fresh load
+starts it at ``FIXED_TIME``); :class:`Watch` keeps what the app did. A pooled browser
+keeps a :class:`Spare` for the next grading (its static server and its contexts, opened
+while the current grading runs), see ``grader.grade_in_browser``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from codegym.errors import InfraError
+
+from .dom import Dom
+from .flows import uncaught
+from .server import StaticServer
+
+CLOSE_TIMEOUT_S = 5.0
+# Fake clocks start here on every fresh load, for determinism. A datetime, because a number
+# means seconds to Playwright for Python (milliseconds in JavaScript).
+FIXED_TIME = datetime(2026, 1, 1, tzinfo=UTC)
+VIEWPORT = {"width": 640, "height": 480}
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Time limits of one grading.
+
+    Attributes:
+        load_s: how long the app may take to fire ``load`` (then it counts as hung).
+        item_s: how long one rubric item's flow may take, waits included.
+
+    """
+
+    load_s: float = 8.0
+    item_s: float = 15.0
+
+
+@dataclass
+class Watch:
+    """What the app did in one browser context besides rendering."""
+
+    origin: str
+    page_errors: list[dict[str, str]] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
+    blocked: list[str] = field(default_factory=list)
+    websockets: list[str] = field(default_factory=list)
+    dialogs: int = 0
+    #: dialogs opened by the current document, and the most any one document opened (the
+    #: limit is per page load: a rubric with more items must not make an app a storm)
+    load_dialogs: int = 0
+    peak_dialogs: int = 0
+    popups: int = 0
+    downloads: int = 0
+    navigated_away: list[str] = field(default_factory=list)
+    crashed: bool = False
+
+    def merge_into(self, agg: dict[str, Any]) -> None:
+        """Add this context's events to the grading-wide tally."""
+        for key in ("blocked", "websockets", "navigated_away"):
+            for url in getattr(self, key):
+                if url not in agg[key] and len(agg[key]) < 20:
+                    agg[key].append(url)
+        agg["dialogs"] += self.dialogs
+        agg["peak_dialogs"] = max(agg["peak_dialogs"], self.peak_dialogs)
+        agg["popups"] += self.popups
+        agg["downloads"] += self.downloads
+        agg["crashed"] = agg["crashed"] or self.crashed
+
+
+def new_tally() -> dict[str, Any]:
+    """An empty grading-wide tally of containment events."""
+    return {
+        "blocked": [],
+        "websockets": [],
+        "navigated_away": [],
+        "dialogs": 0,
+        "peak_dialogs": 0,
+        "popups": 0,
+        "downloads": 0,
+        "crashed": False,
+        "hung": False,
+        "close_hung": False,
+    }
+
+
+FRESH_PARAM = "__codegym_fresh"
+# Every item starts on a fresh app with empty storage. The browser clears localStorage,
+# IndexedDB, Cache Storage and cookies (DevTools' Storage.clearDataForOrigin); sessionStorage
+# belongs to the tab and survives navigations (so does ``window.name``), and the previous
+# item's page may still write while it unloads (pagehide), after that wipe. So this init
+# script, which runs before any of the app's scripts, clears both Web Storages, the window's
+# name and the cookies the page can see (every cookie the app can set from script) again when
+# the URL carries FRESH_PARAM, and then drops the parameter (a later ``reload`` step must keep
+# the storage it is testing). The tab's history is reset before each item (its length would
+# tell an app how many items ran before).
+WIPE_INIT = (
+    f"(() => {{ try {{ const u = new URL(location.href); if (u.searchParams.has('{FRESH_PARAM}')) {{"
+    " sessionStorage.clear(); localStorage.clear(); window.name = '';"
+    " for (const c of document.cookie.split(';')) { const name = c.split('=')[0].trim();"
+    " if (name) document.cookie = name + '=; Max-Age=0; path=/'; }"
+    f" u.searchParams.delete('{FRESH_PARAM}');"
+    " history.replaceState(history.state, '', u.pathname + u.search + u.hash); } } catch (e) {} })();"
+)
+
+
+@dataclass
+class Session:
+    """One browser context with one page and the watch over what the app does in it."""
+
+    ctx: Any
+    page: Any
+    watch: Watch
+    budget: Budget
+    cdp: Any = None
+    credit: bool = False
+    #: the app was loaded in this context (its storage may need a wipe before the next item)
+    used: bool = False
+    #: the grader's isolated world in the page (reads and click points without Playwright's
+    #: injected script, see dom.py)
+    dom: Dom | None = None
+    #: when (event-loop time) the app last finished loading in this session's page, and when
+    #: its fake clock was last set to FIXED_TIME (just before that load)
+    loaded_at: float = 0.0
+    clock_set_at: float = 0.0
+
+
+# Nothing listens here: whatever the browser sends to this proxy fails.
+DEAD_PROXY = "http://127.0.0.1:9"
+
+
+def proxy_for(origin: str) -> dict[str, str]:
+    """The context's proxy settings: only the app's own ``host:port`` is reached directly.
+
+    Chromium sends loopback addresses past any proxy unless the bypass list says
+    ``<-loopback>``. With it, every other address, other localhost ports included, goes to the
+    dead proxy. That also covers what the context's request routing never sees: a worker's
+    WebSocket, speculation-rules prefetches and prerenders, WebRTC's TURN over TCP and
+    WebTransport.
+    """
+    return {"server": DEAD_PROXY, "bypass": "<-loopback>," + origin.split("://", 1)[1]}
+
+
+async def open_session(browser: Any, origin: str, credit: bool = False, budget: Budget = Budget()) -> Session:
+    """A fresh context and page for the app at ``origin``, every containment hook installed.
+
+    Every request whose URL is not on ``origin`` is blocked (by routing, where it is seen,
+    and by the proxy settings), WebSockets are mocked, the fake clock is installed.
+    """
+    # The page stays on about:blank, making no request, until a grading loads the app.
+    watch = Watch(origin)
+    ctx = await browser.new_context(
+        viewport=VIEWPORT,
+        service_workers="block",
+        device_scale_factor=1,
+        locale="en-US",
+        timezone_id="UTC",
+        reduced_motion="reduce",
+        accept_downloads=False,  # a download is cancelled (nothing is written) and counted
+        proxy=proxy_for(origin),
+    )
+    try:
+        return await _equip(ctx, watch, origin, credit, budget)
+    except BaseException:  # a failed or cancelled set-up must not leave the context open
+        await _quiet(asyncio.shield(ctx.close()))
+        raise
+
+
+async def _equip(ctx: Any, watch: Watch, origin: str, credit: bool, budget: Budget) -> Session:
+    """Install the containment hooks and the fake clock in a new context, and open its page."""
+
+    async def block(route: Any) -> None:
+        if len(watch.blocked) < 50:
+            watch.blocked.append(route.request.url[:200])
+        await route.abort("blockedbyclient")
+
+    # A regex (not a Python callable) lets Playwright's driver pass same-origin requests on by
+    # itself, without a round trip to Python for each of them.
+    await ctx.route(re.compile("^(?!" + re.escape(origin + "/") + ")"), block)
+
+    async def mock_ws(ws: Any) -> None:
+        # Not calling connect_to_server() keeps the socket a local mock: nothing leaves.
+        watch.websockets.append(ws.url[:200])
+        await ws.close()
+
+    await ctx.route_web_socket(re.compile(r".*"), mock_ws)
+    await ctx.clock.install(time=FIXED_TIME)
+    await ctx.add_init_script(WIPE_INIT)
+    page = await ctx.new_page()
+
+    def on_popup(p: Any) -> None:
+        watch.popups += 1
+        asyncio.ensure_future(_quiet(p.close()))
+
+    def on_dialog(d: Any) -> None:
+        if d.type == "beforeunload":  # an "unsaved changes" guard: leave, as Playwright does
+            asyncio.ensure_future(_quiet(d.accept()))
+            return
+        watch.dialogs += 1
+        watch.load_dialogs += 1
+        watch.peak_dialogs = max(watch.peak_dialogs, watch.load_dialogs)
+        asyncio.ensure_future(_quiet(d.dismiss()))
+
+    def on_nav(frame: Any) -> None:
+        if frame.parent_frame is not None:
+            return
+        watch.load_dialogs = 0
+        own = (watch.origin + "/", "blob:" + watch.origin + "/")  # a blob: document the app made
+        if not frame.url.startswith(own) and frame.url != "about:blank":
+            watch.navigated_away.append(frame.url[:200])
+
+    def on_console(msg: Any) -> None:
+        if msg.type != "error":
+            return
+        if not msg.location.get("url"):
+            # Uncaught in a timer: the fake clock runs timers itself and logs what they throw
+            # with console.error from its init script (no URL), and no pageerror fires. The
+            # app's own console.error, even in a timer, carries the app's URL (code it evals
+            # has none either, and would count as uncaught).
+            if len(watch.page_errors) < 50:
+                watch.page_errors.append(uncaught(msg.text))
+        elif len(watch.console_errors) < 50:
+            watch.console_errors.append(msg.text[:300])
+
+    def on_error(err: Any) -> None:
+        if len(watch.page_errors) < 50:
+            watch.page_errors.append(
+                {
+                    "name": getattr(err, "name", "") or "Error",
+                    "message": str(err)[:300],
+                    "stack": (err.stack or "")[:1200],
+                }
+            )
+
+    def on_crash(_: Any) -> None:
+        watch.crashed = True
+
+    def on_download(_: Any) -> None:
+        watch.downloads += 1
+
+    ctx.on("page", on_popup)
+    page.on("dialog", on_dialog)
+    page.on("framenavigated", on_nav)
+    page.on("console", on_console)
+    page.on("pageerror", on_error)
+    page.on("crash", on_crash)
+    page.on("download", on_download)
+    page.set_default_timeout(3000)
+    page.set_default_navigation_timeout(budget.load_s * 1000)
+    cdp = await ctx.new_cdp_session(page)
+    return Session(ctx, page, watch, budget, cdp, credit, dom=Dom(cdp))
+
+
+async def _quiet(coro: Any) -> None:
+    try:
+        await coro
+    except Exception:  # noqa: BLE001 - the popup or dialog may already be gone
+        pass
+
+
+async def close_session(sess: Session, tally: dict[str, Any]) -> None:
+    """Close a context and add its events to the tally; a close that hangs marks the browser."""
+    sess.watch.merge_into(tally)
+    try:
+        await asyncio.wait_for(sess.ctx.close(), CLOSE_TIMEOUT_S)
+    except Exception:  # noqa: BLE001
+        tally["close_hung"] = True
+
+
+async def goto(page: Any, origin: str, react: bool, fresh: bool = False) -> bool:
+    """Open the app and wait until it is ready; False when a React root stayed empty.
+
+    ``fresh``: the init script wipes Web Storage before the app's scripts run.
+    The fake clock starts at ``FIXED_TIME`` again: Playwright replays every clock call of
+    the context (earlier items' advances, and the real time since the context opened) in
+    each new document, so without this an item's dates depended on what ran before it.
+    """
+    await page.clock.set_system_time(FIXED_TIME)
+    await page.goto(f"{origin}/?{FRESH_PARAM}=1" if fresh else f"{origin}/", wait_until="load")
+    if react:
+        try:
+            await page.wait_for_function(
+                "() => { const r = document.getElementById('root'); return r && r.childElementCount > 0; }",
+                timeout=2000,
+            )
+        except Exception:  # noqa: BLE001 - an app that renders nothing fails its items
+            return False
+    return True
+
+
+async def wipe(sess: Session, origin: str) -> None:
+    """Clear every kind of storage of the origin (the next fresh load clears Web Storage again)."""
+    await sess.cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+
+
+def start_server() -> StaticServer:
+    """An empty static server for one grading (:meth:`StaticServer.serve` gives it the app)."""
+    try:
+        return StaticServer()
+    except (OSError, RuntimeError) as exc:  # no free port / no thread: the machine, not the app
+        raise InfraError(f"could not start the app's static server: {exc}") from exc
+
+
+def close_unused(sessions: list[Session | None]) -> Callable[[asyncio.Future[Session]], None]:
+    """A done-callback that closes the session a future opened unless it is one of ``sessions``."""
+
+    def close(fut: asyncio.Future[Session]) -> None:
+        if not fut.cancelled() and fut.exception() is None and all(fut.result() is not s for s in sessions):
+            asyncio.ensure_future(_quiet(fut.result().ctx.close()))
+
+    return close
+
+
+@dataclass
+class Spare:
+    """A grading's server and contexts, opened before its app is known."""
+
+    server: StaticServer
+    sessions: list[asyncio.Future[Session]]
+    key: tuple[bool, Budget] | None = None
+
+    def discard(self) -> None:
+        """Close the contexts and the server (opened with settings no grading asked for)."""
+        for fut in self.sessions:
+            _discard(fut)
+        self.server.close()
+
+
+# One spare per pooled browser for the next grading (a server and one context per lane),
+# opened while the current grading runs: opening a context (a new renderer process) is mostly
+# waiting, which overlaps well. The server comes first because each context's proxy settings
+# name its port. A browser launched for one grading (the benchmark's baseline) gets none.
+_SPARES: dict[int, list[Spare]] = {}
+_POOLED: set[int] = set()
+
+
+def mark_pooled(browser: Any) -> None:
+    """Mark ``browser`` as long-lived: each grading opens the next one's server and contexts ahead."""
+    _POOLED.add(id(browser))
+
+
+def open_spare(browser: Any, credit: bool, budget: Budget, n: int) -> None:
+    """Start opening the next grading's server and ``n`` contexts, if ``browser`` is pooled and has none."""
+    if id(browser) not in _POOLED or _SPARES.get(id(browser)):
+        return
+    try:
+        server = StaticServer()
+    except (OSError, RuntimeError):  # the next grading will say so when it starts its own
+        return
+    futs = [asyncio.ensure_future(open_session(browser, server.origin, credit, budget)) for _ in range(n)]
+    for fut in futs:
+        fut.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "exception never retrieved"
+    _SPARES.setdefault(id(browser), []).append(Spare(server, futs, (credit, budget)))
+
+
+def claim_spare(browser: Any, credit: bool, budget: Budget, n: int) -> Spare | None:
+    """The spare opened with these settings, its contexts beyond ``n`` closed; None if there is none."""
+    spares = _SPARES.get(id(browser), [])
+    while spares:
+        spare = spares.pop(0)
+        if spare.key == (credit, budget):
+            for fut in spare.sessions[n:]:
+                _discard(fut)
+            del spare.sessions[n:]
+            return spare
+        spare.discard()
+    return None
+
+
+def _discard(fut: asyncio.Future[Session]) -> None:
+    """Close the context ``fut`` opens, now or when it is open (cancelling could leave it open)."""
+
+    def close(done: asyncio.Future[Session]) -> None:
+        if not done.cancelled() and done.exception() is None:
+            asyncio.ensure_future(_quiet(done.result().ctx.close()))
+
+    fut.add_done_callback(close)
+
+
+async def drop_spare(browser: Any) -> None:
+    """Close the spares kept for ``browser`` (the pool calls this before closing it)."""
+    _POOLED.discard(id(browser))
+    for spare in _SPARES.pop(id(browser), []):
+        for fut in spare.sessions:
+            if not fut.done():
+                fut.cancel()  # the browser closes next, with whatever it opened
+            elif not fut.cancelled() and fut.exception() is None:
+                await _quiet(fut.result().ctx.close())
+        spare.server.close()
+
+
+async def session_for(
+    browser: Any, origin: str, credit: bool, budget: Budget, opening: asyncio.Future[Session]
+) -> Session:
+    """The session ``opening`` gives, or a new one when it failed (a spare from a dead browser)."""
+    try:
+        return await asyncio.wait_for(asyncio.shield(opening), 10)
+    except Exception:  # noqa: BLE001
+        _discard(opening)
+    return await open_session(browser, origin, credit, budget)
