@@ -640,6 +640,19 @@ def test_an_app_cannot_tell_a_later_item_from_the_untouched_probe(memory):
     assert [it["passed"] for it in info["verdict"]["items"]] == [False] * 3, info["feedback"]
 
 
+def test_performance_time_does_not_tell_a_later_item_from_the_probe():
+    # The fake clock's performance time went on across an item lane's loads: after an item
+    # that advanced the clock, the next load saw a large performance.now(), which the probe's
+    # load never did. An app with no handler could show the final state only then.
+    app = """<button id="b">go</button><p id="out">idle</p><script>
+      if (performance.now() > 1000) document.getElementById("out").textContent = "clicked";
+      requestAnimationFrame((t) => { if (t > 1000) document.getElementById("out").textContent = "clicked"; });
+      </script>"""
+    flow = [{"click": "#b"}, {"advance": 3000}, {"expect": "text", "sel": "#out", "equals": "clicked"}]
+    reward, info = grade_app(app, [{"id": f"click-{k}", "text": "click", "flow": flow} for k in range(5)])
+    assert [it["passed"] for it in info["verdict"]["items"]] == [False] * 5, info["feedback"]
+
+
 def test_every_item_starts_fresh_and_keeps_the_error_its_load_threw():
     # Each item loads the app again: the same fresh state for all, and the error thrown
     # while its page loaded is its evidence (runtime fails on the runtime stage's load).
