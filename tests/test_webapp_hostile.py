@@ -309,13 +309,20 @@ def test_a_browser_that_dies_mid_grading_is_graded_again_not_scored():
     # app's failure (a fake low score); the pool grades again on a new browser.
     slow = {
         **TASK,
-        "rubric": [{**TASK["rubric"][0], "flow": [{"click": "#b"}, {"wait": 1500}, *TASK["rubric"][0]["flow"][1:]]}],
+        "rubric": [{**TASK["rubric"][0], "flow": [{"click": "#b"}, {"wait": 3000}, *TASK["rubric"][0]["flow"][1:]]}],
     }
     pool = BrowserPool()
+
+    def kill_once_launched():  # (a launch takes longer on a busy machine)
+        while not pool.launches:
+            time.sleep(0.02)
+        time.sleep(0.8)
+        pool.kill_browser()
+
     try:
         e = WebAppEnv(tasks=[slow], pool=pool)
         e.reset()
-        killer = threading.Timer(0.8, pool.kill_browser)
+        killer = threading.Thread(target=kill_once_launched)
         killer.start()
         _, reward, _, _, info = e.step(f"```html\n{GOLD}\n```")
         killer.join()
