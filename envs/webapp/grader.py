@@ -172,8 +172,12 @@ def idle_ms(flow: list[dict[str, Any]]) -> int:
     return 1000 + moved + waited + max((int(s.get("wait_ms", 1000)) for s in flow if s.get("expect")), default=0)
 
 
-async def initial_state(page: Any, items: list[dict[str, Any]], dom: Dom | None = None) -> list[dict[str, bool]]:
+async def initial_state(
+    page: Any, items: list[dict[str, Any]], dom: Dom | None = None
+) -> tuple[list[dict[str, bool]], bool]:
     """For each item, whether each of its expectations holds on the page without any action.
+
+    Also whether the page ran every span (False: its fake time could not keep up).
 
     Every item starts from the same fresh page (new load, empty storage), so this is asked
     once per grading instead of once per item: right after the load, and, for an item whose
@@ -200,7 +204,7 @@ async def initial_state(page: Any, items: list[dict[str, Any]], dom: Dom | None 
         try:
             await asyncio.wait_for(page.clock.run_for(span - elapsed), IDLE_TIMEOUT_S)
         except TimeoutError:
-            break  # stuck (the load's measurement after this says so) or very slow
+            return held, False  # stuck (the load's measurement after this says so) or very slow
         except Exception:  # noqa: BLE001 - a timer threw (Playwright re-raises it); the others ran
             pass
         elapsed = span
@@ -208,7 +212,7 @@ async def initial_state(page: Any, items: list[dict[str, Any]], dom: Dom | None 
         later = await read(sorted({k for i in due for k in held[i]}))
         for i in due:
             held[i] = {k: was or later[k] for k, was in held[i].items()}
-    return held
+    return held, True
 
 
 def acts(flow: list[dict[str, Any]]) -> bool:
@@ -227,22 +231,36 @@ def acting_specs(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     }
 
 
-async def freeze(sess: Session, items: list[dict[str, Any]]) -> dict[str, bool] | None:
+class Stuck(Exception):
+    """The untouched page did not answer in time."""
+
+
+async def freeze(sess: Session, items: list[dict[str, Any]]) -> dict[str, bool]:
     """Stop the untouched page's fake clock where the probe left it, and read it there.
 
     The clock would go on in real time, and a timer of the app past an item's span (a banner
     that hides itself) is not the kind of change :func:`recheck_untouched` looks for: from
     here on only what real time drives can change the page. The pause lands a little after
-    the clock's present time (load, the real time since, and the spans the probe ran); None
-    when it could not be paused.
+    the clock's present time (load, the real time since, and the spans the probe ran), later
+    if that was already past when the page got the call. Raises :class:`Stuck` when the page
+    does not answer.
     """
-    fake_ms = max((idle_ms(it["flow"]) for it in items if acts(it["flow"])), default=0)
-    ahead = asyncio.get_running_loop().time() - sess.clock_set_at + fake_ms / 1000 + 0.05
+    fake_s = max((idle_ms(it["flow"]) for it in items if acts(it["flow"])), default=0) / 1000
+    loop = asyncio.get_running_loop()
+    for margin in (0.05, 0.5, 2.0):
+        ahead = loop.time() - sess.clock_set_at + fake_s + margin
+        try:
+            await asyncio.wait_for(sess.page.clock.pause_at(FIXED_TIME + timedelta(seconds=ahead)), 3)
+            break
+        except TimeoutError:
+            raise Stuck from None
+        except Exception as exc:  # "Cannot fast-forward to the past": the call was late
+            if "past" not in str(exc) or margin == 2.0:
+                raise Stuck from exc
     try:
-        await asyncio.wait_for(sess.page.clock.pause_at(FIXED_TIME + timedelta(seconds=ahead)), 3)
         return await asyncio.wait_for(read_expectations(sess.page, acting_specs(items), sess.dom), 3)
-    except Exception:  # noqa: BLE001 - a hung or closed page
-        return None
+    except TimeoutError:
+        raise Stuck from None
 
 
 async def read_expectations(page: Any, specs: dict[str, dict[str, Any]], dom: Dom | None) -> dict[str, bool]:
@@ -573,11 +591,15 @@ async def grade_in_browser(
         async def probe() -> None:
             nonlocal at_end
             try:
-                found = await asyncio.wait_for(initial_state(first.page, items, first.dom), budget.item_s)
+                found, complete = await asyncio.wait_for(initial_state(first.page, items, first.dom), budget.item_s)
             except TimeoutError:
-                found = [{} for _ in items]  # no item can show a transition
+                found, complete = [{} for _ in items], False  # no item can show a transition
             initial.set_result(found)  # items in the other lanes may finish now
-            at_end = await freeze(first, items)
+            if complete:  # (a page whose fake time lags behind is not rechecked: it still moves)
+                try:
+                    at_end = await freeze(first, items)
+                except Stuck:
+                    tally["hung"] = True  # the untouched page stopped answering on its own
 
         load = await load_check(first, origin, react, probe)
         if load["hung"]:
@@ -585,7 +607,7 @@ async def grade_in_browser(
         if load["loaded"] and not parse_errors(load["page_errors"]) and load.get("rendered", True):
             runs = True
             await asyncio.gather(*others)
-            if at_end is None or not await recheck_untouched(
+            if at_end is not None and not await recheck_untouched(
                 first, items, results, initial.result(), at_end, screenshots
             ):
                 tally["hung"] = True  # the untouched page stopped answering on its own

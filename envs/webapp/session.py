@@ -103,22 +103,23 @@ FRESH_PARAM = "__codegym_fresh"
 # the URL carries FRESH_PARAM, and then drops the parameter (a later ``reload`` step must keep
 # the storage it is testing). The fake clock's performance time (``performance.now()``, the
 # time requestAnimationFrame passes) would go on from the context's earlier loads, which tells
-# a later item from the untouched probe's load: after a fresh load it starts from 0 when the
-# page first reads it. The tab's history is reset before each item (its length would tell an
-# app how many items ran before).
+# a later item from the untouched probe's load: in every document, frames included, it starts
+# from 0 when the page first reads it (as a real browser's does at each navigation). The tab's
+# history is reset before each item (its length would tell an app how many items ran before).
 WIPE_INIT = (
     f"(() => {{ try {{ const u = new URL(location.href); if (u.searchParams.has('{FRESH_PARAM}')) {{"
     " sessionStorage.clear(); localStorage.clear(); window.name = '';"
     " for (const c of document.cookie.split(';')) { const name = c.split('=')[0].trim();"
     " if (name) document.cookie = name + '=; Max-Age=0; path=/'; }"
     f" u.searchParams.delete('{FRESH_PARAM}');"
-    " history.replaceState(history.state, '', u.pathname + u.search + u.hash);"
-    # The fake clock's performance time runs on across the context's loads: start it again at
-    # the page's first look (the clock's own log, in init scripts after this one, moves it).
-    " const now = performance.now.bind(performance), raf = requestAnimationFrame.bind(window);"
+    " history.replaceState(history.state, '', u.pathname + u.search + u.hash); } } catch (e) {}"
+    # The fake clock's performance time runs on across the context's loads: in every document
+    # (frames too) start it again at the first read (the clock's own log, in init scripts after
+    # this one, moves it until then).
+    " try { const now = performance.now.bind(performance), raf = requestAnimationFrame.bind(window);"
     " let base; const since = (t) => t - (base === undefined ? (base = now()) : base);"
     " Object.defineProperty(performance, 'now', {value: () => since(now()), configurable: true, writable: true});"
-    " window.requestAnimationFrame = (cb) => raf((t) => cb(since(t))); } } catch (e) {} })();"
+    " window.requestAnimationFrame = (cb) => raf((t) => cb(since(t))); } catch (e) {} })();"
 )
 
 
