@@ -186,12 +186,7 @@ async def initial_state(
     the final state by itself a moment after it loads must not pass items whose actions did
     nothing. (A flow that only lets time pass is judged by the load alone: time is its action.)
     """
-    specs = {
-        _key(step): step
-        for item in items
-        for step in item["flow"]
-        if step.get("expect") and step["expect"] not in PIXEL_EXPECTS
-    }
+    specs = expectation_specs(items)
 
     async def read(keys: list[str]) -> dict[str, bool]:
         return await read_expectations(page, {k: specs[k] for k in keys}, dom)
@@ -220,15 +215,14 @@ def acts(flow: list[dict[str, Any]]) -> bool:
     return any(step_kind(s) not in PASSIVE for s in flow)
 
 
+def expectation_specs(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The items' expectations by key, pixel ones aside (they compare with a snap the flow took)."""
+    return {_key(s): s for it in items for s in it["flow"] if s.get("expect") and s["expect"] not in PIXEL_EXPECTS}
+
+
 def acting_specs(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The expectations (by key) of the items that act, pixel ones aside (they compare with a snap)."""
-    return {
-        _key(s): s
-        for it in items
-        if acts(it["flow"])
-        for s in it["flow"]
-        if s.get("expect") and s["expect"] not in PIXEL_EXPECTS
-    }
+    """The expectations of the items that act (see :func:`expectation_specs`)."""
+    return expectation_specs([it for it in items if acts(it["flow"])])
 
 
 class Stuck(Exception):
@@ -313,7 +307,7 @@ async def recheck_untouched(
     behind = max((results[i]["settled_s"] for i in passing), default=0.0) - (loop.time() - sess.loaded_at)
     if behind > 0:
         await asyncio.sleep(min(behind, sess.budget.item_s))
-    specs = {k: s for k, s in acting_specs([items[i] for i in passing]).items()}
+    specs = acting_specs([items[i] for i in passing])
     if not specs:
         return True
     try:
