@@ -288,6 +288,89 @@ def test_storage_bomb_is_flagged_and_wiped_before_the_next_item(env):
     gold_still_works(env)
 
 
+def test_storage_past_the_quota_fails_to_write(env):
+    # A context keeps its storage in the browser process's memory, which no process cap
+    # covers: writes past the app's quota must fail. 30 MB for Cache Storage in 1 MB responses.
+    fill = """async () => { const c = await caches.open('x'); let n = 0;
+      try { for (; n < 30; n++) await c.put('/k' + n, new Response(new Uint8Array(1e6))); }
+      catch (e) { return [n, e.name]; } return [n, 'none']; }"""
+
+    async def written(browser):
+        server = session.start_server()
+        server.serve({"index.html": GOLD})
+        sess = await session.open_session(browser, server.origin)
+        try:
+            await session.goto(sess.page, server.origin, False, fresh=True)
+            return await sess.page.evaluate(fill)
+        finally:
+            await sess.ctx.close()
+            server.close()
+
+    n, error = env.pool.run(written, 60)
+    assert error == "QuotaExceededError" and n * 1e6 <= session.QUOTA_BYTES
+
+
+@pytest.fixture(scope="module")
+def capped():
+    """An env on a pool of its own whose renderer and GPU processes may map 512 MiB of data."""
+    pool = BrowserPool(memory_limit_mb=512)
+    e = WebAppEnv(tasks=[TASK], pool=pool, load_timeout_s=3, item_timeout_s=4)
+    yield e, pool
+    e.close()
+    pool.close()
+
+
+def test_every_renderer_and_gpu_process_runs_under_the_memory_cap(capped):
+    env, pool = capped
+    gold_still_works(env)
+    limits = {}
+    for pid, kind in pool.chromium_processes().items():
+        line = next(line for line in open(f"/proc/{pid}/limits") if line.startswith("Max data size"))
+        limits.setdefault(kind, set()).add(line.split()[3])
+    assert {"zygote", "renderer", "gpu-process"} <= set(limits)
+    assert all(limits[kind] == {str(512 << 20)} for kind in ("zygote", "renderer", "gpu-process")), limits
+
+
+def test_typed_arrays_past_the_memory_cap_fail_to_allocate(capped):
+    # 3 GB asked for in 100 MB arrays: allocation fails at the cap (uncapped, all of it would
+    # be allocated), and the uncaught RangeError fails the runtime stage.
+    env, _ = capped
+    script = "const keep = []; for (let i = 0; i < 30; i++) keep.push(new Uint8Array(100e6).fill(1));"
+    reward, info = grade(env, working_app_plus(script))
+    errors = info["verdict"]["load"]["page_errors"]
+    assert any("allocation failed" in e["message"] for e in errors), errors
+    assert info["reward_components"]["runtime"] == 0.0
+    gold_still_works(env)
+
+
+def test_a_heap_past_the_memory_cap_crashes_its_renderer_only(capped):
+    env, pool = capped
+    script = "const keep = []; for (let i = 0; i < 300; i++) keep.push(new Array(1e6).fill(i + 0.5));"
+    reward, info = grade(env, working_app_plus(script))
+    assert "renderer_crash" in info["audit"]["flags"] and reward < 0.5
+    gold_still_works(env)
+    assert pool.restarts == 0  # the browser itself was not touched
+
+
+def test_a_gpu_process_out_of_memory_gets_a_fresh_browser_with_webgl(capped):
+    # WebGL textures live in the GPU process. Over the cap it crashes, and Chromium turns
+    # WebGL off for good after a few such crashes, so the pool restarts the browser.
+    env, pool = capped
+    restarts = pool.restarts
+    bomb = (
+        "const gl = document.createElement('canvas').getContext('webgl'); const px = new Uint8Array(2048 * 2048 * 4);"
+        " for (let i = 0; i < 40; i++) { gl.bindTexture(gl.TEXTURE_2D, gl.createTexture());"
+        " gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA, 2048, 2048, 0, gl.RGBA, gl.UNSIGNED_BYTE, px); gl.finish(); }"
+    )
+    grade(env, working_app_plus(bomb))
+    webgl_app = GOLD.replace(
+        '"clicked"', '(document.createElement("canvas").getContext("webgl") ? "clicked" : "no WebGL")'
+    )
+    reward, info = grade(env, webgl_app)
+    assert reward == 1.0, info["feedback"]
+    assert pool.restarts == restarts + 1
+
+
 def test_pool_survives_a_crashed_browser():
     pool = BrowserPool()
     try:

@@ -47,11 +47,14 @@ class WebAppEnv(CodeEnv):
     proxy, loopback included, which also stops what request routing never sees (a worker's
     WebSocket, speculation-rules prefetches, WebRTC's TURN over TCP, WebTransport). Downloads
     are cancelled and flagged, dialogs dismissed, popups closed, navigation away recorded,
-    every step and item runs under a
-    timeout (an endless loop is abandoned and its context closed; a browser that hangs or
-    crashes is restarted by the pool). Chromium runs with ``--no-sandbox`` because graders run
-    as root here, so the OS-level renderer sandbox is NOT part of the containment: run graders
-    in a container or VM when the apps may carry browser exploits rather than ordinary bad
+    every step and item runs under a timeout (an endless loop is abandoned and its context
+    closed; a browser that hangs or crashes is restarted by the pool). Each renderer and GPU
+    process may map 1 GiB of data (``BrowserPool(memory_limit_mb=...)``): past it allocations
+    fail (a ``RangeError``) or the process crashes (``renderer_crash``); the app's storage quota
+    (IndexedDB, Cache Storage, kept in the browser process's memory) is 10 MB
+    (``session.QUOTA_BYTES``). Chromium runs with ``--no-sandbox`` because graders run as root
+    here, so the OS-level renderer sandbox is NOT part of the containment: run graders in a
+    container or VM when the apps may carry browser exploits rather than ordinary bad
     JavaScript. The grader reads the page from JavaScript worlds the app cannot reach
     (Playwright's utility world, and its own isolated world in ``dom.py``), so an app that
     patches ``Element.prototype``, ``Storage`` or ``getComputedStyle`` cannot change what is read.

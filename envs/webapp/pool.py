@@ -10,6 +10,14 @@ threads share the pool.
 The browser is restarted when it crashed (disconnected) or hung (a grading overran its
 budget, or opening a context timed out); a crash in the middle of a grading is retried once
 on the new browser, and only then reported as an :class:`~codegym.errors.InfraError`.
+
+Memory: every renderer and GPU process gets a cap on its data size (``RLIMIT_DATA``, which
+counts the private writable memory a process maps: V8's heap, typed arrays, WebAssembly
+memory, canvases), set on Chromium's zygotes, which start them. Over the cap an allocation
+fails: ``new ArrayBuffer`` throws a ``RangeError``, and a full V8 heap or a GPU process out of
+memory crashes that process (the page's ``crash`` event: ``renderer_crash``). A GPU process
+that crashed is replaced by Chromium, which turns WebGL off for good after a few crashes, so
+the pool restarts the browser before its next grading when the GPU process changed.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ import asyncio
 import atexit
 import logging
 import os
+import resource
 import signal
 import threading
 import uuid
@@ -48,6 +57,9 @@ def default_chromium() -> str:
 
 
 CHROMIUM = default_chromium()
+#: The default cap on the data size of each renderer and GPU process (MiB). An app's page
+#: needs about 100-300 MiB (Chromium's own, V8's heap, the DOM).
+MEMORY_LIMIT_MB = 1024
 # Without the background-networking switches Chromium keeps dialling Google services,
 # which on these machines (no network) only burns CPU and fills logs.
 LAUNCH_ARGS = [
@@ -119,13 +131,17 @@ class BrowserPool:
         executable: the Chromium binary (default: :func:`default_chromium`, Debian's
             chromium-headless-shell or chromium); never downloaded.
         launch_timeout_s: how long a launch may take before it counts as an infra failure.
+        memory_limit_mb: the cap on each renderer's and GPU process's data size (see the
+            module docstring); None: no cap.
 
     """
 
     _shared: BrowserPool | None = None
     _shared_lock = threading.Lock()
 
-    def __init__(self, executable: str = CHROMIUM, launch_timeout_s: float = 60.0) -> None:
+    def __init__(
+        self, executable: str = CHROMIUM, launch_timeout_s: float = 60.0, memory_limit_mb: int | None = MEMORY_LIMIT_MB
+    ) -> None:
         if not Path(executable).exists():
             raise InfraError(
                 f"Chromium not found at {executable}; expected Debian's chromium-headless-shell or "
@@ -134,6 +150,7 @@ class BrowserPool:
             )
         self.executable = executable
         self.launch_timeout_s = launch_timeout_s
+        self.memory_limit_mb = memory_limit_mb
         # Chromium ignores switches it does not know: this one tags our processes so that
         # a hung browser can be killed by pid without touching anyone else's Chromium.
         self._marker = f"--codegym-pool={uuid.uuid4().hex}"
@@ -141,6 +158,7 @@ class BrowserPool:
         self._thread: threading.Thread | None = None
         self._pw: Any = None
         self._browser: Any = None
+        self._gpu: int | None = None  # the GPU process the browser started with
         self._suspect = False
         self._lock = threading.Lock()
         # Gradings from several threads share the loop: one launch (or restart) at a time.
@@ -259,6 +277,7 @@ class BrowserPool:
                 # A grading reports a closed page as the app's failure: a browser that died (or
                 # was restarted for another thread) under it makes the result worthless.
                 if browser.is_connected() and not self._browser_died():
+                    self._check_gpu(browser)
                     return result
                 error = RuntimeError("the browser went away while the grading ran")
             log.warning("browser died during grading (%s); restarting", error)
@@ -270,6 +289,52 @@ class BrowserPool:
 
     def _browser_died(self) -> bool:
         return not self.browser_pids()
+
+    def chromium_processes(self) -> dict[int, str]:
+        """This pool's Chromium processes (the browser and all it started) by pid, with their ``--type``."""
+        found: dict[int, str] = {}
+        todo = self.browser_pids()
+        while todo:
+            pid = todo.pop()
+            # (processes started by a zygote rewrite their title: one string, spaces between)
+            args = _cmdline(pid).replace(b"\0", b" ").split()
+            kind = next((a[7:] for a in args if a.startswith(b"--type=")), b"browser")
+            found[pid] = kind.decode(errors="replace")
+            todo += _children(pid)
+        return found
+
+    async def _cap_memory(self) -> None:
+        """Cap the data size of the zygotes and of the processes they started already.
+
+        Whatever a zygote starts later inherits the cap. Also remembers the GPU process.
+        """
+        limit = None if self.memory_limit_mb is None else self.memory_limit_mb << 20
+        for _ in range(40):  # the zygotes start with the browser; allow them a moment
+            procs = self.chromium_processes()
+            if "zygote" in procs.values():
+                break
+            await asyncio.sleep(0.05)
+        else:
+            log.warning("no Chromium zygote found: renderers run without a memory cap")
+        for pid, kind in procs.items():
+            if limit is not None and kind in ("zygote", "renderer", "gpu-process"):
+                try:
+                    resource.prlimit(pid, resource.RLIMIT_DATA, (limit, limit))
+                except OSError as exc:  # gone already, or not ours to limit
+                    log.warning("could not cap the memory of Chromium's %s (pid %d): %s", kind, pid, exc)
+        self._gpu = self._gpu_pid()
+
+    def _gpu_pid(self) -> int | None:
+        return next((pid for pid, kind in self.chromium_processes().items() if kind == "gpu-process"), None)
+
+    def _check_gpu(self, browser: Any) -> None:
+        """Restart the browser before its next use if its GPU process was replaced (crashed)."""
+        gpu = self._gpu_pid()
+        if self._gpu is None:
+            self._gpu = gpu
+        elif gpu != self._gpu and browser is self._browser:
+            log.warning("Chromium's GPU process crashed (out of memory?); restarting the browser before next use")
+            self._suspect = True
 
     async def _ensure_browser(self) -> Any:
         async with self._launching:
@@ -302,6 +367,7 @@ class BrowserPool:
             )
         except Exception as exc:
             raise InfraError(f"Chromium at {self.executable} failed to launch: {exc}") from exc
+        await self._cap_memory()
         from .session import mark_pooled  # a long-lived browser: worth contexts opened ahead
 
         mark_pooled(self._browser)
@@ -331,6 +397,24 @@ class BrowserPool:
             except Exception:  # noqa: BLE001
                 pass
             self._pw = None
+
+
+def _children(pid: int) -> list[int]:
+    """The pids of ``pid``'s children (each of its threads may have started some)."""
+    found: list[int] = []
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            found += [int(c) for c in (task / "children").read_text().split()]
+    except OSError:  # gone
+        pass
+    return found
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 async def launch_once(fn: Callable[[Any], Awaitable[T]], executable: str = CHROMIUM) -> T:

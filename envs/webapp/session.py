@@ -29,6 +29,11 @@ CLOSE_TIMEOUT_S = 5.0
 # means seconds to Playwright for Python (milliseconds in JavaScript).
 FIXED_TIME = datetime(2026, 1, 1, tzinfo=UTC)
 VIEWPORT = {"width": 640, "height": 480}
+# The app's storage quota (IndexedDB, Cache Storage, the origin's private file system). A
+# context's storage is kept in the browser process's memory, which no process cap covers: without
+# a quota an app can fill gigabytes there (10% of the disk's size is Chromium's default). Past it
+# a write fails with QuotaExceededError. (The storage bomb flag is raised at a tenth of this.)
+QUOTA_BYTES = 10_000_000
 
 
 @dataclass(frozen=True)
@@ -267,6 +272,7 @@ async def _equip(ctx: Any, watch: Watch, origin: str, credit: bool, budget: Budg
     page.set_default_timeout(3000)
     page.set_default_navigation_timeout(budget.load_s * 1000)
     cdp = await ctx.new_cdp_session(page)
+    await cdp.send("Storage.overrideQuotaForOrigin", {"origin": origin, "quotaSize": QUOTA_BYTES})
     return Session(ctx, page, watch, budget, cdp, credit, dom=Dom(cdp))
 
 
