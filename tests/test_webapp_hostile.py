@@ -281,6 +281,17 @@ def test_huge_dom_is_flagged(env):
     gold_still_works(env)
 
 
+def test_huge_dom_built_by_a_click_is_flagged(env):
+    script = (
+        "document.getElementById('b').addEventListener('click', () => { const f = document.createDocumentFragment();"
+        " for (let i = 0; i < 60000; i++) f.appendChild(document.createElement('i')); document.body.appendChild(f); });"
+    )
+    reward, info = grade(env, working_app_plus(script))
+    assert "huge_dom" in info["audit"]["flags"] and info["reward_components"]["runtime"] == 0.0
+    assert info["verdict"]["load"]["dom_nodes"] < 100  # (the load itself was small)
+    gold_still_works(env)
+
+
 def test_storage_bomb_is_flagged_and_wiped_before_the_next_item(env):
     script = "try { for (let i = 0; i < 40; i++) localStorage.setItem('k' + i, 'x'.repeat(100000)); } catch (e) {}"
     reward, info = grade(env, working_app_plus(script))

@@ -182,8 +182,11 @@ AGENT_JS = r"""
       }
       return true;
     },
-    // resolves after the tasks the app queued so far (setTimeout(0), promise chains) ran
-    drain() { return new Promise((resolve) => setTimeout(resolve, 0)); },
+    // resolves after the tasks the app queued so far (setTimeout(0), promise chains) ran, with
+    // the number of elements then (a DOM the flow's actions made huge)
+    drain() {
+      return new Promise((resolve) => setTimeout(() => resolve(document.getElementsByTagName('*').length), 0));
+    },
     async stats() {
       let ls = 0;
       try {

@@ -368,7 +368,7 @@ def _flags(load: dict[str, Any], tally: dict[str, Any]) -> list[str]:
         flags.append("hung_page")
     if tally["peak_dialogs"] > LIMITS["dialogs"]:
         flags.append("dialog_storm")
-    if load.get("dom_nodes", 0) > LIMITS["dom_nodes"]:
+    if max(load.get("dom_nodes", 0), tally["dom_nodes"]) > LIMITS["dom_nodes"]:
         flags.append("huge_dom")
     if load.get("storage_bytes", 0) > LIMITS["storage_bytes"]:
         flags.append("storage_bomb")

@@ -25,7 +25,8 @@ Containment of the app's untrusted JavaScript (see the env docstring for the who
 * every step has a timeout and every item a budget; a page stuck in an endless loop is
   abandoned and its context closed (Chromium kills the renderer); if even that hangs, the
   report says so and the pool restarts the browser;
-* after load the DOM size and the storage used are measured (huge DOM, storage bomb).
+* after load the DOM size and the storage used are measured (huge DOM, storage bomb), and
+  the DOM size again after each item's last step.
 """
 
 from __future__ import annotations
@@ -388,7 +389,7 @@ async def run_item(
             await sess.dom.call("drain")
             # a second round trip lets the route see the request: 16 of 16 runs flagged, 9 of 12
             # with one call, 10 of 16 with one call of two task turns
-            await sess.dom.call("drain")
+            res["dom_nodes"] = await sess.dom.call("drain")
         except TimeoutError:
             busy = True  # e.g. an endless loop the last step set off: judged just below
         except Exception:  # noqa: BLE001 - a closed page is judged just below
@@ -572,6 +573,7 @@ async def grade_in_browser(
                 sess = sessions[k] = await open_session(browser, origin, credit, budget)
             res = await run_item(sess, origin, react, item, screenshots, initial, index)
             results[index] = res
+            tally["dom_nodes"] = max(tally["dom_nodes"], res.get("dom_nodes") or 0)
             if res.get("hung"):
                 tally["hung"] = True
                 await close_session(sess, tally)

@@ -92,6 +92,7 @@ def new_tally() -> dict[str, Any]:
         "peak_dialogs": 0,
         "popups": 0,
         "downloads": 0,
+        "dom_nodes": 0,  # the most elements a page had after an item's last step
         "crashed": False,
         "hung": False,
         "close_hung": False,
