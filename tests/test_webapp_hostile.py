@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import socket
+import subprocess
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from codegym.envs.webapp import BrowserPool, WebAppEnv, grader, session
+from codegym.envs.webapp import BrowserPool, WebAppEnv, grader, pool, session
 
 GOLD = """<!doctype html><html><body><button id="b">go</button><p id="out">idle</p>
 <script>document.getElementById("b").addEventListener("click", () => {
@@ -396,6 +399,38 @@ def test_pool_survives_a_crashed_browser():
     finally:
         pool.close()
     assert pool.browser_pids() == []  # closing leaves no Chromium behind
+
+
+def test_pool_survives_playwrights_driver_dying():
+    # Without its driver (the browser's parent) the browser's connection fails every call yet
+    # says it is connected: that must be a dead browser, not an app that failed to load.
+    pool = BrowserPool()
+
+    def driver():
+        (browser,) = pool.browser_pids()
+        with open(f"/proc/{browser}/stat") as stat:
+            return int(stat.read().rsplit(")", 1)[1].split()[1])
+
+    try:
+        e = WebAppEnv(tasks=[TASK], pool=pool)
+        assert grade(e, GOLD)[0] == 1.0
+        first = driver()
+        os.kill(first, signal.SIGKILL)
+        reward, info = grade(e, GOLD)
+        assert reward == 1.0, info
+        assert pool.launches == 2 and driver() != first
+    finally:
+        pool.close()
+
+
+def test_console_messages_stay_out_of_the_browsers_stderr():
+    # Playwright's driver keeps the browser's last lines of stderr, however long: a page
+    # logging 10 MB strings would grow it by the size of each.
+    page = "data:text/html,<script>console.log('logged-' + 'by-the-page')</script>"
+    run = subprocess.run(
+        [pool.CHROMIUM, *pool.LAUNCH_ARGS, "--headless", "--dump-dom", page], capture_output=True, text=True, timeout=60
+    )
+    assert "logged-by-the-page" not in run.stderr and "logged-" in run.stdout
 
 
 def test_a_browser_that_dies_mid_grading_is_graded_again_not_scored():

@@ -7,9 +7,10 @@ async API runs on a private event-loop thread, which lets a hung page be abandon
 timeout (``asyncio.wait_for``) instead of blocking the caller, and lets envs in several
 threads share the pool.
 
-The browser is restarted when it crashed (disconnected) or hung (a grading overran its
-budget, or opening a context timed out); a crash in the middle of a grading is retried once
-on the new browser, and only then reported as an :class:`~codegym.errors.InfraError`.
+The browser is restarted when it crashed (disconnected, or Playwright's driver died: then
+the driver is started again too) or hung (a grading overran its budget, or opening a context
+timed out); a crash in the middle of a grading is retried once on the new browser, and only
+then reported as an :class:`~codegym.errors.InfraError`.
 
 Memory: every renderer and GPU process gets a cap on its data size (``RLIMIT_DATA``, which
 counts the private writable memory a process maps: V8's heap, typed arrays, WebAssembly
@@ -17,7 +18,10 @@ memory, canvases), set on Chromium's zygotes, which start them. Over the cap an 
 fails: ``new ArrayBuffer`` throws a ``RangeError``, and a full V8 heap or a GPU process out of
 memory crashes that process (the page's ``crash`` event: ``renderer_crash``). A GPU process
 that crashed is replaced by Chromium, which turns WebGL off for good after a few crashes, so
-the pool restarts the browser before its next grading when the GPU process changed.
+the pool restarts the browser before its next grading when the GPU process changed. The
+browser process itself is not capped (an allocation failing there ends every grading): it
+holds Blob data and queued IndexedDB writes up to Chromium's own Blob limit (2 GB per context
+on a 24 GB machine), freed when the grading's contexts close.
 """
 
 from __future__ import annotations
@@ -77,6 +81,12 @@ LAUNCH_ARGS = [
     "--disable-breakpad",
     "--metrics-recording-only",
     "--dns-prefetch-disable",
+    # The headless shell logs every console message of every page to stderr, and Playwright's
+    # driver keeps the browser's last lines of stderr, however long, for as long as the browser
+    # lives: an app logging 10 MB strings grew the driver by 100 MB a grading, until it died
+    # joining them when the browser closed. Only fatal errors are logged now.
+    "--enable-logging=stderr",
+    "--log-level=3",
     # Defence in depth behind the per-context request blocking (grader.py): WebRTC's UDP is
     # not seen by request interception, and a dead proxy catches anything that slips past
     # it. (Each grading's contexts override it with one that takes loopback too, all but the
@@ -271,6 +281,7 @@ class BrowserPool:
                 ) from None
             except Exception as exc:
                 if browser.is_connected() and not self._browser_died():
+                    self._check_gpu(browser)
                     raise
                 error: BaseException = exc
             else:
@@ -288,11 +299,18 @@ class BrowserPool:
         raise AssertionError("unreachable")
 
     def _browser_died(self) -> bool:
-        return not self.browser_pids()
+        """The browser process is gone, or Playwright's driver, its parent, is.
+
+        (Without its driver the browser's connection fails every call, yet still says it is
+        connected. The orphaned browser is no longer a descendant of this process.)
+        """
+        pids = self.browser_pids()
+        return not pids or not all(_descends_from_us(pid) for pid in pids)
 
     def chromium_processes(self) -> dict[int, str]:
         """This pool's Chromium processes (the browser and all it started) by pid, with their ``--type``."""
         found: dict[int, str] = {}
+        tree = _process_tree()
         todo = self.browser_pids()
         while todo:
             pid = todo.pop()
@@ -300,7 +318,7 @@ class BrowserPool:
             args = _cmdline(pid).replace(b"\0", b" ").split()
             kind = next((a[7:] for a in args if a.startswith(b"--type=")), b"browser")
             found[pid] = kind.decode(errors="replace")
-            todo += _children(pid)
+            todo += tree.get(pid, [])
         return found
 
     async def _cap_memory(self) -> None:
@@ -338,7 +356,9 @@ class BrowserPool:
 
     async def _ensure_browser(self) -> Any:
         async with self._launching:
-            if self._browser is not None and (self._suspect or not self._browser.is_connected()):
+            if self._browser is not None and (
+                self._suspect or not self._browser.is_connected() or self._browser_died()
+            ):
                 self.restarts += 1
                 await self._stop_browser()
             self._suspect = False
@@ -352,21 +372,26 @@ class BrowserPool:
 
     async def _launch(self) -> None:
         os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
-        if self._pw is None:
-            from playwright.async_api import async_playwright
+        for attempt in range(2):
+            if self._pw is None:
+                from playwright.async_api import async_playwright
 
-            self._pw = await async_playwright().start()
-        try:
-            self._browser = await self._pw.chromium.launch(
-                executable_path=self.executable,
-                headless=True,
-                args=[*LAUNCH_ARGS, self._marker],
-                handle_sigint=False,
-                handle_sigterm=False,
-                handle_sighup=False,
-            )
-        except Exception as exc:
-            raise InfraError(f"Chromium at {self.executable} failed to launch: {exc}") from exc
+                self._pw = await async_playwright().start()
+            try:
+                self._browser = await self._pw.chromium.launch(
+                    executable_path=self.executable,
+                    headless=True,
+                    args=[*LAUNCH_ARGS, self._marker],
+                    handle_sigint=False,
+                    handle_sigterm=False,
+                    handle_sighup=False,
+                )
+                break
+            except Exception as exc:
+                if attempt == 1:
+                    raise InfraError(f"Chromium at {self.executable} failed to launch: {exc}") from exc
+                # Playwright's driver itself may have died with the old browser: a new one
+                await self._stop_playwright()
         await self._cap_memory()
         from .session import mark_pooled  # a long-lived browser: worth contexts opened ahead
 
@@ -391,23 +416,41 @@ class BrowserPool:
 
     async def _shutdown(self) -> None:
         await self._stop_browser()
-        if self._pw is not None:
+        await self._stop_playwright()
+
+    async def _stop_playwright(self) -> None:
+        pw, self._pw = self._pw, None
+        if pw is not None:
             try:
-                await asyncio.wait_for(self._pw.stop(), 10)
-            except Exception:  # noqa: BLE001
+                await asyncio.wait_for(pw.stop(), 10)
+            except Exception:  # noqa: BLE001 - a driver that died already
                 pass
-            self._pw = None
 
 
-def _children(pid: int) -> list[int]:
-    """The pids of ``pid``'s children (each of its threads may have started some)."""
-    found: list[int] = []
+def _process_tree() -> dict[int, list[int]]:
+    """Every process's children (by the parent pid each one's ``/proc/PID/stat`` names)."""
+    tree: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            tree.setdefault(_parent(int(entry.name)), []).append(int(entry.name))
+    return tree
+
+
+def _parent(pid: int) -> int:
     try:
-        for task in Path(f"/proc/{pid}/task").iterdir():
-            found += [int(c) for c in (task / "children").read_text().split()]
-    except OSError:  # gone
-        pass
-    return found
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _descends_from_us(pid: int) -> bool:
+    for _ in range(8):  # the driver (and any wrapper script) in between
+        pid = _parent(pid)
+        if pid == os.getpid():
+            return True
+        if pid <= 1:
+            return False
+    return False
 
 
 def _cmdline(pid: int) -> bytes:
