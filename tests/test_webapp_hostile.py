@@ -339,7 +339,11 @@ def test_every_renderer_and_gpu_process_runs_under_the_memory_cap(capped):
     gold_still_works(env)
     limits = {}
     for pid, kind in pool.chromium_processes().items():
-        line = next(line for line in open(f"/proc/{pid}/limits") if line.startswith("Max data size"))
+        try:
+            with open(f"/proc/{pid}/limits") as f:
+                line = next(line for line in f if line.startswith("Max data size"))
+        except FileNotFoundError:  # (a renderer that exited since)
+            continue
         limits.setdefault(kind, set()).add(line.split()[3])
     assert {"zygote", "renderer", "gpu-process"} <= set(limits)
     assert all(limits[kind] == {str(512 << 20)} for kind in ("zygote", "renderer", "gpu-process")), limits
@@ -359,11 +363,12 @@ def test_typed_arrays_past_the_memory_cap_fail_to_allocate(capped):
 
 def test_a_heap_past_the_memory_cap_crashes_its_renderer_only(capped):
     env, pool = capped
+    restarts = pool.restarts
     script = "const keep = []; for (let i = 0; i < 300; i++) keep.push(new Array(1e6).fill(i + 0.5));"
     reward, info = grade(env, working_app_plus(script))
     assert "renderer_crash" in info["audit"]["flags"] and reward < 0.5
     gold_still_works(env)
-    assert pool.restarts == 0  # the browser itself was not touched
+    assert pool.restarts == restarts  # the browser itself was not touched
 
 
 def test_a_gpu_process_out_of_memory_gets_a_fresh_browser_with_webgl(capped):

@@ -14,11 +14,12 @@ then reported as an :class:`~codegym.errors.InfraError`.
 
 Memory: every renderer and GPU process gets a cap on its data size (``RLIMIT_DATA``, which
 counts the private writable memory a process maps: V8's heap, typed arrays, WebAssembly
-memory, canvases), set on Chromium's zygotes, which start them. Over the cap an allocation
-fails: ``new ArrayBuffer`` throws a ``RangeError``, and a full V8 heap or a GPU process out of
-memory crashes that process (the page's ``crash`` event: ``renderer_crash``). A GPU process
-that crashed is replaced by Chromium, which turns WebGL off for good after a few crashes, so
-the pool restarts the browser before its next grading when the GPU process changed. The
+memory, canvases): Chromium's zygotes, which start them, are started under util-linux's
+``prlimit`` (``--zygote-cmd-prefix``). Over the cap an allocation fails: ``new ArrayBuffer``
+throws a ``RangeError``, and a full V8 heap or a GPU process out of memory crashes that
+process (the page's ``crash`` event: ``renderer_crash``). A GPU process that crashed is
+replaced by Chromium, which turns WebGL off for good after a few crashes, so the pool
+restarts the browser before its next grading once the GPU process is a replacement. The
 browser process itself is not capped (an allocation failing there ends every grading): it
 holds Blob data and queued IndexedDB writes up to Chromium's own Blob limit (2 GB per context
 on a 24 GB machine), freed when the grading's contexts close.
@@ -30,7 +31,7 @@ import asyncio
 import atexit
 import logging
 import os
-import resource
+import shutil
 import signal
 import threading
 import uuid
@@ -168,7 +169,7 @@ class BrowserPool:
         self._thread: threading.Thread | None = None
         self._pw: Any = None
         self._browser: Any = None
-        self._gpu: int | None = None  # the GPU process the browser started with
+        self._driver = 0  # the pid of Playwright's driver, the browser's parent
         self._suspect = False
         self._lock = threading.Lock()
         # Gradings from several threads share the loop: one launch (or restart) at a time.
@@ -280,15 +281,15 @@ class BrowserPool:
                     f"grading overran {timeout_s:.0f}s; the browser was presumed hung and restarted"
                 ) from None
             except Exception as exc:
-                if browser.is_connected() and not self._browser_died():
-                    self._check_gpu(browser)
+                if self._alive(browser):
+                    self._check_gpu()
                     raise
                 error: BaseException = exc
             else:
                 # A grading reports a closed page as the app's failure: a browser that died (or
                 # was restarted for another thread) under it makes the result worthless.
-                if browser.is_connected() and not self._browser_died():
-                    self._check_gpu(browser)
+                if self._alive(browser):
+                    self._check_gpu()
                     return result
                 error = RuntimeError("the browser went away while the grading ran")
             log.warning("browser died during grading (%s); restarting", error)
@@ -298,14 +299,18 @@ class BrowserPool:
                 raise InfraError(f"the browser crashed twice during one grading: {error}") from error
         raise AssertionError("unreachable")
 
+    def _alive(self, browser: Any) -> bool:
+        """Whether ``browser`` is still the pool's browser, and alive."""
+        return browser is self._browser and browser.is_connected() and not self._browser_died()
+
     def _browser_died(self) -> bool:
         """The browser process is gone, or Playwright's driver, its parent, is.
 
         (Without its driver the browser's connection fails every call, yet still says it is
-        connected. The orphaned browser is no longer a descendant of this process.)
+        connected; the orphaned browser has another parent.)
         """
         pids = self.browser_pids()
-        return not pids or not all(_descends_from_us(pid) for pid in pids)
+        return not pids or any(_parent(pid) != self._driver for pid in pids)
 
     def chromium_processes(self) -> dict[int, str]:
         """This pool's Chromium processes (the browser and all it started) by pid, with their ``--type``."""
@@ -314,51 +319,33 @@ class BrowserPool:
         todo = self.browser_pids()
         while todo:
             pid = todo.pop()
-            # (processes started by a zygote rewrite their title: one string, spaces between)
-            args = _cmdline(pid).replace(b"\0", b" ").split()
-            kind = next((a[7:] for a in args if a.startswith(b"--type=")), b"browser")
-            found[pid] = kind.decode(errors="replace")
+            if pid in found:
+                continue
+            found[pid] = _switch(pid, "type") or "browser"
             todo += tree.get(pid, [])
         return found
 
-    async def _cap_memory(self) -> None:
-        """Cap the data size of the zygotes and of the processes they started already.
+    def _launch_args(self) -> list[str]:
+        args = [*LAUNCH_ARGS, self._marker]
+        if self.memory_limit_mb is not None:
+            prlimit = shutil.which("prlimit")
+            if prlimit is None:
+                log.warning("util-linux's prlimit not found: renderers run without a memory cap")
+            else:
+                limit = self.memory_limit_mb << 20
+                args.append(f"--zygote-cmd-prefix={prlimit} --data={limit}:{limit}")
+        return args
 
-        Whatever a zygote starts later inherits the cap. Also remembers the GPU process.
-        """
-        limit = None if self.memory_limit_mb is None else self.memory_limit_mb << 20
-        for _ in range(40):  # the zygotes start with the browser; allow them a moment
-            procs = self.chromium_processes()
-            if "zygote" in procs.values():
-                break
-            await asyncio.sleep(0.05)
-        else:
-            log.warning("no Chromium zygote found: renderers run without a memory cap")
-        for pid, kind in procs.items():
-            if limit is not None and kind in ("zygote", "renderer", "gpu-process"):
-                try:
-                    resource.prlimit(pid, resource.RLIMIT_DATA, (limit, limit))
-                except OSError as exc:  # gone already, or not ours to limit
-                    log.warning("could not cap the memory of Chromium's %s (pid %d): %s", kind, pid, exc)
-        self._gpu = self._gpu_pid()
-
-    def _gpu_pid(self) -> int | None:
-        return next((pid for pid, kind in self.chromium_processes().items() if kind == "gpu-process"), None)
-
-    def _check_gpu(self, browser: Any) -> None:
-        """Restart the browser before its next use if its GPU process was replaced (crashed)."""
-        gpu = self._gpu_pid()
-        if self._gpu is None:
-            self._gpu = gpu
-        elif gpu != self._gpu and browser is self._browser:
+    def _check_gpu(self) -> None:
+        """Restart the browser before its next use if its GPU process is a replacement (one crashed)."""
+        gpu = [pid for pid, kind in self.chromium_processes().items() if kind == "gpu-process"]
+        if any(_switch(pid, "gpu-recent-crash-count") not in (None, "0") for pid in gpu) and not self._suspect:
             log.warning("Chromium's GPU process crashed (out of memory?); restarting the browser before next use")
             self._suspect = True
 
     async def _ensure_browser(self) -> Any:
         async with self._launching:
-            if self._browser is not None and (
-                self._suspect or not self._browser.is_connected() or self._browser_died()
-            ):
+            if self._browser is not None and (self._suspect or not self._alive(self._browser)):
                 self.restarts += 1
                 await self._stop_browser()
             self._suspect = False
@@ -381,7 +368,7 @@ class BrowserPool:
                 self._browser = await self._pw.chromium.launch(
                     executable_path=self.executable,
                     headless=True,
-                    args=[*LAUNCH_ARGS, self._marker],
+                    args=self._launch_args(),
                     handle_sigint=False,
                     handle_sigterm=False,
                     handle_sighup=False,
@@ -392,7 +379,7 @@ class BrowserPool:
                     raise InfraError(f"Chromium at {self.executable} failed to launch: {exc}") from exc
                 # Playwright's driver itself may have died with the old browser: a new one
                 await self._stop_playwright()
-        await self._cap_memory()
+        self._driver = next((_parent(pid) for pid in self.browser_pids()), 0)
         from .session import mark_pooled  # a long-lived browser: worth contexts opened ahead
 
         mark_pooled(self._browser)
@@ -443,21 +430,15 @@ def _parent(pid: int) -> int:
         return 0
 
 
-def _descends_from_us(pid: int) -> bool:
-    for _ in range(8):  # the driver (and any wrapper script) in between
-        pid = _parent(pid)
-        if pid == os.getpid():
-            return True
-        if pid <= 1:
-            return False
-    return False
-
-
-def _cmdline(pid: int) -> bytes:
+def _switch(pid: int, name: str) -> str | None:
+    """The value of Chromium's ``--name=`` switch in the command line of ``pid`` (None: absent or gone)."""
     try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes()
+        # (processes a zygote started rewrite their title: one string, spaces between)
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").split()
     except OSError:
-        return b""
+        return None
+    prefix = f"--{name}=".encode()
+    return next((a[len(prefix) :].decode(errors="replace") for a in args if a.startswith(prefix)), None)
 
 
 async def launch_once(fn: Callable[[Any], Awaitable[T]], executable: str = CHROMIUM) -> T:
