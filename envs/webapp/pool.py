@@ -169,7 +169,9 @@ class BrowserPool:
         self._thread: threading.Thread | None = None
         self._pw: Any = None
         self._browser: Any = None
-        self._driver = 0  # the pid of Playwright's driver, the browser's parent
+        # pids of the browser, Playwright's driver (its parent) and the GPU process (0: unknown),
+        # read from /proc once: a scan of every process costs milliseconds on a busy machine
+        self._browser_pid = self._driver = self._gpu = 0
         self._suspect = False
         self._lock = threading.Lock()
         # Gradings from several threads share the loop: one launch (or restart) at a time.
@@ -309,8 +311,7 @@ class BrowserPool:
         (Without its driver the browser's connection fails every call, yet still says it is
         connected; the orphaned browser has another parent.)
         """
-        pids = self.browser_pids()
-        return not pids or any(_parent(pid) != self._driver for pid in pids)
+        return _parent(self._browser_pid) != self._driver  # (0 when it is gone)
 
     def chromium_processes(self) -> dict[int, str]:
         """This pool's Chromium processes (the browser and all it started) by pid, with their ``--type``."""
@@ -338,10 +339,19 @@ class BrowserPool:
 
     def _check_gpu(self) -> None:
         """Restart the browser before its next use if its GPU process is a replacement (one crashed)."""
-        gpu = [pid for pid, kind in self.chromium_processes().items() if kind == "gpu-process"]
-        if any(_switch(pid, "gpu-recent-crash-count") not in (None, "0") for pid in gpu) and not self._suspect:
-            log.warning("Chromium's GPU process crashed (out of memory?); restarting the browser before next use")
+        if self._gpu and _switch(self._gpu, "gpu-recent-crash-count") == "0":
+            return  # the first GPU process still runs
+        crashes = {
+            pid: _switch(pid, "gpu-recent-crash-count")
+            for pid, kind in self.chromium_processes().items()
+            if kind == "gpu-process"
+        }
+        if any(n != "0" for n in crashes.values()):
+            if not self._suspect:
+                log.warning("Chromium's GPU process crashed (out of memory?); restarting the browser before next use")
             self._suspect = True
+        else:
+            self._gpu = next(iter(crashes), 0)  # (none yet: it starts with the first page)
 
     async def _ensure_browser(self) -> Any:
         async with self._launching:
@@ -379,7 +389,8 @@ class BrowserPool:
                     raise InfraError(f"Chromium at {self.executable} failed to launch: {exc}") from exc
                 # Playwright's driver itself may have died with the old browser: a new one
                 await self._stop_playwright()
-        self._driver = next((_parent(pid) for pid in self.browser_pids()), 0)
+        self._browser_pid = next(iter(self.browser_pids()), 0)
+        self._driver, self._gpu = _parent(self._browser_pid), 0
         from .session import mark_pooled  # a long-lived browser: worth contexts opened ahead
 
         mark_pooled(self._browser)

@@ -30,9 +30,10 @@ CLOSE_TIMEOUT_S = 5.0
 FIXED_TIME = datetime(2026, 1, 1, tzinfo=UTC)
 VIEWPORT = {"width": 640, "height": 480}
 # The app's storage quota (IndexedDB, Cache Storage, the origin's private file system). A
-# context's storage is kept in the browser process's memory, which no process cap covers: without
-# a quota an app can fill gigabytes there (10% of the disk's size is Chromium's default). Past it
-# a write fails with QuotaExceededError. (The storage bomb flag is raised at a tenth of this.)
+# context's storage is kept in the browser process's memory, which no process cap covers. Past
+# the quota a write fails with QuotaExceededError, so what an app stores stays small (writes
+# still queued are held until they fail: see pool.py). The storage bomb flag is raised at a
+# tenth of this.
 QUOTA_BYTES = 10_000_000
 
 
