@@ -5,11 +5,15 @@ Chromium switches and a static server per grading: the pool reuses one Chromium 
 every grading a fresh server and fresh contexts, one per lane (the next grading's open while
 this one runs); the baseline starts Playwright and Chromium for every grading and closes them
 after, as a grader without a pool would, and opens nothing ahead (it would be thrown away). The two sides
-alternate app by app, so load from other processes falls on both alike. Every grading must
-pass every rubric item, or the run stops.
+alternate app by app, so load from other processes falls on both alike, and the pool's
+clock runs until the contexts it opened ahead are open, so that its own work never falls on
+the baseline. Every grading must pass every rubric item, or the run stops.
 
 The ratio is (launch + grade) / grade: the printed split says how much of a cold grading is
-the launch itself and how much the grading, which both sides pay.
+the launch itself and how much the grading, which both sides pay. For scale, the floor is
+what the warm browser takes for nothing but a bare context and page that load the app once
+per rubric item (no flows, no containment, no untouched copy): the ratio a grading that
+cost only that would reach.
 
     .venv/bin/python bench/web.py [--apps 12] [--rounds 1]
 """
@@ -23,6 +27,8 @@ import time
 from codegym.envs.webapp import BrowserPool, WebAppEnv
 from codegym.envs.webapp.grader import grade_in_browser
 from codegym.envs.webapp.pool import CHROMIUM, launch_once
+from codegym.envs.webapp.server import StaticServer
+from codegym.envs.webapp.session import spare_opened
 
 # One app of each HTML family (the React ones differ only in the page they mount in).
 SAMPLE = [
@@ -52,6 +58,20 @@ def check(report, task):
 
 def grade_warm(pool, task):
     check(pool.run(lambda b: grade_in_browser(b, files_of(task), False, task["rubric"]), 120), task)
+    pool.run(spare_opened, 30)  # the next grading's contexts, opened during this one
+
+
+async def load_per_item(browser, task):
+    """The floor: a bare context and page that load the app once per rubric item."""
+    with StaticServer() as server:
+        server.serve(files_of(task))
+        ctx = await browser.new_context()
+        try:
+            page = await ctx.new_page()
+            for _ in task["rubric"]:
+                await page.goto(server.origin + "/", wait_until="load")
+        finally:
+            await ctx.close()
 
 
 def grade_cold(task):
@@ -62,7 +82,7 @@ def run(tasks, rounds):
     """Time both sides app by app, interleaved, so that load from other processes on a
     shared machine falls on both alike."""
     pool = BrowserPool()
-    warm = cold = 0.0
+    warm = cold = floor = 0.0
     try:
         grade_warm(pool, tasks[0])  # the pool's one launch happens here, outside the clock
         for _ in range(rounds):
@@ -73,9 +93,12 @@ def run(tasks, rounds):
                 start = time.perf_counter()
                 grade_warm(pool, t)
                 warm += time.perf_counter() - start
+                start = time.perf_counter()
+                pool.run(lambda b, t=t: load_per_item(b, t), 60)
+                floor += time.perf_counter() - start
     finally:
         pool.close()
-    return cold, warm
+    return cold, warm, floor
 
 
 def main():
@@ -86,7 +109,7 @@ def main():
     env = WebAppEnv()
     tasks = [env.tasks.get(i) for i in SAMPLE[: args.apps]]
     n = len(tasks) * args.rounds
-    cold, warm = run(tasks, args.rounds)
+    cold, warm, floor = run(tasks, args.rounds)
     items = sum(len(t["rubric"]) for t in tasks) * args.rounds
     print(f"chromium: {CHROMIUM}")
     print(f"apps graded: {n} per side ({items} rubric items)")
@@ -97,6 +120,10 @@ def main():
         f"({1000 * warm / items:.0f} ms per rubric item)"
     )
     print(f"ratio (pool / launch per grading): {cold / warm:.2f}x  (goal >= 3x)")
+    print(
+        f"floor (bare context, one load per item): {floor / n:5.2f} s/app; "
+        f"ratio at the floor: {(cold - warm + floor) / floor:.2f}x"
+    )
 
 
 if __name__ == "__main__":

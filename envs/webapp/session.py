@@ -404,6 +404,12 @@ def _discard(fut: asyncio.Future[Session]) -> None:
     fut.add_done_callback(close)
 
 
+async def spare_opened(browser: Any) -> None:
+    """Wait until the contexts of ``browser``'s spares are open (or failed to open)."""
+    for spare in list(_SPARES.get(id(browser), [])):
+        await asyncio.gather(*spare.sessions, return_exceptions=True)
+
+
 async def drop_spare(browser: Any) -> None:
     """Close the spares kept for ``browser`` (the pool calls this before closing it)."""
     _POOLED.discard(id(browser))
