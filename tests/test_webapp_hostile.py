@@ -371,23 +371,56 @@ def test_a_heap_past_the_memory_cap_crashes_its_renderer_only(capped):
     assert pool.restarts == restarts  # the browser itself was not touched
 
 
-def test_a_gpu_process_out_of_memory_gets_a_fresh_browser_with_webgl(capped):
-    # WebGL textures live in the GPU process. Over the cap it crashes, and Chromium turns
-    # WebGL off for good after a few such crashes, so the pool restarts the browser.
+def test_a_gpu_process_out_of_memory_is_flagged_and_the_next_app_gets_webgl(capped):
+    # WebGL textures live in the GPU process. Over the cap it crashes, taking every page's
+    # WebGL with it: the app is graded again on a fresh browser, crashes that one's GPU
+    # process too, and is blamed. Chromium turns WebGL off for good after a few such crashes,
+    # so the pool restarts the browser after each.
     env, pool = capped
-    restarts = pool.restarts
+    restarts, crashes = pool.restarts, pool.gpu_crashes
     bomb = (
         "const gl = document.createElement('canvas').getContext('webgl'); const px = new Uint8Array(2048 * 2048 * 4);"
         " for (let i = 0; i < 40; i++) { gl.bindTexture(gl.TEXTURE_2D, gl.createTexture());"
         " gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA, 2048, 2048, 0, gl.RGBA, gl.UNSIGNED_BYTE, px); gl.finish(); }"
     )
-    grade(env, working_app_plus(bomb))
+    reward, info = grade(env, working_app_plus(bomb))
+    assert "gpu_crash" in info["audit"]["flags"] and info["reward_components"]["runtime"] == 0.0
+    assert pool.gpu_crashes == crashes + 2
     webgl_app = GOLD.replace(
         '"clicked"', '(document.createElement("canvas").getContext("webgl") ? "clicked" : "no WebGL")'
     )
     reward, info = grade(env, webgl_app)
     assert reward == 1.0, info["feedback"]
-    assert pool.restarts == restarts + 1
+    assert pool.restarts == restarts + 2
+
+
+class KillsTheGpuProcessOnce(BrowserPool):
+    """A pool whose GPU process is killed just before the grading after ``armed`` is set."""
+
+    armed = False
+
+    def run(self, fn, timeout_s):
+        if self.armed:
+            self.armed = False
+            for pid, kind in self.chromium_processes().items():
+                if kind == "gpu-process":
+                    os.kill(pid, signal.SIGKILL)
+        return super().run(fn, timeout_s)
+
+
+def test_a_gpu_crash_the_app_did_not_cause_costs_a_second_grading_not_a_flag():
+    # The GPU process serves every page: one that crashes under a grading (another thread's
+    # texture bomb, here a kill) must not be blamed on the app being graded.
+    pool = KillsTheGpuProcessOnce()
+    try:
+        e = WebAppEnv(tasks=[TASK], pool=pool)
+        grade(e, GOLD)  # the browser and its GPU process start
+        pool.armed = True
+        reward, info = grade(e, GOLD)
+        assert reward == 1.0 and info["audit"]["flags"] == [], info["feedback"]
+        assert pool.gpu_crashes == 1 and pool.restarts == 1
+    finally:
+        pool.close()
 
 
 def test_pool_survives_a_crashed_browser():

@@ -50,8 +50,9 @@ class WebAppEnv(CodeEnv):
     every step and item runs under a timeout (an endless loop is abandoned and its context
     closed; a browser that hangs or crashes is restarted by the pool). Each renderer and GPU
     process may map 1 GiB of data (``BrowserPool(memory_limit_mb=...)``): past it allocations
-    fail (a ``RangeError``) or the process crashes (``renderer_crash``); the app's storage quota
-    (IndexedDB, Cache Storage, kept in the browser process's memory) is 10 MB
+    fail (a ``RangeError``) or the process crashes (``renderer_crash``; ``gpu_crash`` when the
+    app crashes the GPU process twice, on the pool's browser and on a fresh one); the app's
+    storage quota (IndexedDB, Cache Storage, kept in the browser process's memory) is 10 MB
     (``session.QUOTA_BYTES``). Chromium runs with ``--no-sandbox`` because graders run as root
     here, so the OS-level renderer sandbox is NOT part of the containment: run graders in a
     container or VM when the apps may carry browser exploits rather than ordinary bad
@@ -92,8 +93,8 @@ class WebAppEnv(CodeEnv):
     in the stacks of errors it hit) get +1/n if it passed, -1/n if it failed; compile errors'
     lines get -0.1. ``audit.flags`` lists containment events (``blocked_request``,
     ``websocket``, ``popup``, ``navigation_away``, ``download``, ``hung_page``,
-    ``dialog_storm``, ``huge_dom``, ``storage_bomb``, ``renderer_crash``); the first five set
-    ``audit_reward`` to 0.
+    ``dialog_storm``, ``huge_dom``, ``storage_bomb``, ``renderer_crash``, ``gpu_crash``); the
+    first five set ``audit_reward`` to 0.
 
     ## Starting state
 
@@ -266,19 +267,14 @@ class WebAppEnv(CodeEnv):
             files = react_files(compiled.js)
         else:
             files = {"index.html": src}
-        report = self.pool.run(
-            lambda browser: grade_in_browser(
-                browser, files, kind == "react", rubric, self.credit, self.screenshots, self.budget
-            ),
-            timeout_s=30 + self.budget.load_s + (self.budget.item_s + 10) * n,
-        )
+        report, gpu_crash = self._browser_report(files, kind == "react", rubric)
         origin = report["origin"]
         if report["tally"]["close_hung"]:
             self.pool.mark_suspect()  # a context that would not close: restart before next use
         report = _normalise(report, origin)
         load, items, tally = report["load"], report["items"], report["tally"]
         syntax = parse_errors(load["page_errors"])
-        flags = _flags(load, tally)
+        flags = _flags(load, tally) + (["gpu_crash"] if gpu_crash else [])
         comps["source"] = 0.0 if syntax else 1.0
         comps["runtime"] = float(load["loaded"] and not load["page_errors"] and not set(flags) - set(SECURITY_FLAGS))
         passed = {r["id"]: r["passed"] for r in items}
@@ -329,6 +325,27 @@ class WebAppEnv(CodeEnv):
             audit_reward=0.0 if security else reward,
             terminated=self.max_turns == 1 or comps["functional"] == 1.0,
         )
+
+    def _browser_report(
+        self, files: dict[str, str | bytes], react: bool, rubric: list[dict[str, Any]]
+    ) -> tuple[dict[str, Any], bool]:
+        """The grading's browser side, and whether Chromium's GPU process crashed under it twice.
+
+        A GPU crash (WebGL textures past the memory cap) takes every page's WebGL with it, and
+        may come from another thread's app: the app is graded again on the restarted browser,
+        and blamed when it crashes that one's GPU process too.
+        """
+        for _ in range(2):
+            crashes = self.pool.gpu_crashes
+            report = self.pool.run(
+                lambda browser: grade_in_browser(
+                    browser, files, react, rubric, self.credit, self.screenshots, self.budget
+                ),
+                timeout_s=30 + self.budget.load_s + (self.budget.item_s + 10) * len(rubric),
+            )
+            if self.pool.gpu_crashes == crashes:
+                return report, False
+        return report, True
 
     def _close_resources(self) -> None:
         # The shared pool outlives envs (it is closed at exit); an env only drops its handle.

@@ -19,7 +19,8 @@ memory, canvases): Chromium's zygotes, which start them, are started under util-
 throws a ``RangeError``, and a full V8 heap or a GPU process out of memory crashes that
 process (the page's ``crash`` event: ``renderer_crash``). A GPU process that crashed is
 replaced by Chromium, which turns WebGL off for good after a few crashes, so the pool
-restarts the browser before its next grading once the GPU process is a replacement. The
+restarts the browser before its next grading once the first GPU process is gone or a
+replacement, and counts the crash (``gpu_crashes``: the env grades such an app again). The
 browser process itself is not capped (an allocation failing there ends every grading): it
 holds Blob data and queued IndexedDB writes up to Chromium's own Blob limit (2 GB per context
 on a 24 GB machine), freed when the grading's contexts close.
@@ -169,8 +170,8 @@ class BrowserPool:
         self._thread: threading.Thread | None = None
         self._pw: Any = None
         self._browser: Any = None
-        # pids of the browser, Playwright's driver (its parent) and the GPU process (0: unknown),
-        # read from /proc once: a scan of every process costs milliseconds on a busy machine
+        # pids of the browser, Playwright's driver (its parent) and the GPU process (0: unknown,
+        # -1: it crashed), read from /proc once: a scan of every process costs milliseconds
         self._browser_pid = self._driver = self._gpu = 0
         self._suspect = False
         self._lock = threading.Lock()
@@ -183,6 +184,8 @@ class BrowserPool:
         self.launches = 0
         #: How many times the browser was found dead or hung and restarted.
         self.restarts = 0
+        #: How many times a grading ended with the browser's GPU process crashed (once per browser).
+        self.gpu_crashes = 0
 
     @classmethod
     def shared(cls) -> BrowserPool:
@@ -338,18 +341,22 @@ class BrowserPool:
         return args
 
     def _check_gpu(self) -> None:
-        """Restart the browser before its next use if its GPU process is a replacement (one crashed)."""
-        if self._gpu and _switch(self._gpu, "gpu-recent-crash-count") == "0":
-            return  # the first GPU process still runs
+        """Restart the browser before its next use if its GPU process crashed, and count the crash.
+
+        Crashed: the first GPU process is gone, or a replacement runs (it says how many crashed).
+        """
+        if self._gpu < 0 or (self._gpu and _switch(self._gpu, "gpu-recent-crash-count") == "0"):
+            return  # counted already, or the first GPU process still runs
         crashes = {
             pid: _switch(pid, "gpu-recent-crash-count")
             for pid, kind in self.chromium_processes().items()
             if kind == "gpu-process"
         }
-        if any(n != "0" for n in crashes.values()):
-            if not self._suspect:
-                log.warning("Chromium's GPU process crashed (out of memory?); restarting the browser before next use")
+        if self._gpu or any(n != "0" for n in crashes.values()):
+            log.warning("Chromium's GPU process crashed (out of memory?); restarting the browser before next use")
             self._suspect = True
+            self.gpu_crashes += 1
+            self._gpu = -1  # (until the next launch)
         else:
             self._gpu = next(iter(crashes), 0)  # (none yet: it starts with the first page)
 
