@@ -182,6 +182,12 @@ AGENT_JS = r"""
       }
       return true;
     },
+    // whether real time (which the fake clock does not run) drives something in the document
+    // now: a CSS animation or transition, a Web Animation, media playing
+    realTimeBusy() {
+      if ([...document.querySelectorAll('video, audio')].some((m) => !m.paused && !m.ended)) return true;
+      return document.getAnimations().some((a) => a.playState === 'running' || a.pending);
+    },
     // resolves after the tasks the app queued so far (setTimeout(0), promise chains) ran, with
     // the number of elements then (a DOM the flow's actions made huge)
     drain() {
