@@ -12,8 +12,8 @@ the baseline. Every grading must pass every rubric item, or the run stops.
 The ratio is (launch + grade) / grade: the printed split says how much of a cold grading is
 the launch itself and how much the grading, which both sides pay. For scale, the floor is
 what the warm browser takes for nothing but a bare context and page that load the app once
-per rubric item (no flows, no containment, no untouched copy): the ratio a grading that
-cost only that would reach.
+per rubric item (no flows, no containment, no untouched copy; its server and context open
+in the clock, a few ms): the ratio a grading that cost only that would reach.
 
     .venv/bin/python bench/web.py [--apps 12] [--rounds 1]
 """

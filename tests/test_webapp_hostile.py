@@ -399,13 +399,13 @@ class KillsTheGpuProcessOnce(BrowserPool):
 
     armed = False
 
-    def run(self, fn, timeout_s):
+    def run_gpu_checked(self, fn, timeout_s, alone=False):
         if self.armed:
             self.armed = False
             for pid, kind in self.chromium_processes().items():
                 if kind == "gpu-process":
                     os.kill(pid, signal.SIGKILL)
-        return super().run(fn, timeout_s)
+        return super().run_gpu_checked(fn, timeout_s, alone)
 
 
 def test_a_gpu_crash_the_app_did_not_cause_costs_a_second_grading_not_a_flag():
@@ -421,6 +421,35 @@ def test_a_gpu_crash_the_app_did_not_cause_costs_a_second_grading_not_a_flag():
         assert pool.gpu_crashes == 1 and pool.restarts == 1
     finally:
         pool.close()
+
+
+def test_a_run_alone_waits_for_the_running_one_and_holds_later_ones_back():
+    # What crashes the shared GPU process during a run alone is that run's doing.
+    pool = BrowserPool()
+    spans = {}
+
+    def run(name, after_s, alone):
+        async def fn(browser):
+            start = time.monotonic()
+            await asyncio.sleep(1.0)
+            spans[name] = (start, time.monotonic())
+
+        time.sleep(after_s)
+        pool.run_gpu_checked(fn, 30, alone)
+
+    try:
+        pool.run(lambda browser: asyncio.sleep(0), 60)  # the launch
+        threads = [
+            threading.Thread(target=run, args=args)
+            for args in (("first", 0, False), ("alone", 0.3, True), ("later", 0.6, False))
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        pool.close()
+    assert spans["first"][1] <= spans["alone"][0] and spans["alone"][1] <= spans["later"][0], spans
 
 
 def test_pool_survives_a_crashed_browser():

@@ -182,11 +182,18 @@ AGENT_JS = r"""
       }
       return true;
     },
-    // whether real time (which the fake clock does not run) drives something in the document
-    // now: a CSS animation or transition, a Web Animation, media playing
-    realTimeBusy() {
-      if ([...document.querySelectorAll('video, audio')].some((m) => !m.paused && !m.ended)) return true;
-      return document.getAnimations().some((a) => a.playState === 'running' || a.pending);
+    // milliseconds until what real time (which the fake clock does not run) drives here has
+    // run its course: the running CSS animations and transitions and Web Animations that end
+    // (an endless one, a spinner, never does); -1 when that cannot be told (media playing)
+    realTimeLeft() {
+      if ([...document.querySelectorAll('video, audio')].some((m) => !m.paused && !m.ended)) return -1;
+      let left = 0;
+      for (const a of document.getAnimations()) {
+        const end = a.effect ? a.effect.getComputedTiming().endTime : 0;
+        if ((a.playState !== 'running' && !a.pending) || !Number.isFinite(end)) continue;
+        left = Math.max(left, (end - (a.currentTime || 0)) / Math.abs(a.playbackRate || 1));
+      }
+      return left;
     },
     // resolves after the tasks the app queued so far (setTimeout(0), promise chains) ran, with
     // the number of elements then (a DOM the flow's actions made huge)

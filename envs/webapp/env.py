@@ -50,15 +50,16 @@ class WebAppEnv(CodeEnv):
     every step and item runs under a timeout (an endless loop is abandoned and its context
     closed; a browser that hangs or crashes is restarted by the pool). Each renderer and GPU
     process may map 1 GiB of data (``BrowserPool(memory_limit_mb=...)``): past it allocations
-    fail (a ``RangeError``) or the process crashes (``renderer_crash``; ``gpu_crash`` when the
-    app crashes the GPU process twice, on the pool's browser and on a fresh one); the app's
-    storage quota (IndexedDB, Cache Storage, kept in the browser process's memory) is 10 MB
-    (``session.QUOTA_BYTES``). Chromium runs with ``--no-sandbox`` because graders run as root
-    here, so the OS-level renderer sandbox is NOT part of the containment: run graders in a
-    container or VM when the apps may carry browser exploits rather than ordinary bad
-    JavaScript. The grader reads the page from JavaScript worlds the app cannot reach
-    (Playwright's utility world, and its own isolated world in ``dom.py``), so an app that
-    patches ``Element.prototype``, ``Storage`` or ``getComputedStyle`` cannot change what is read.
+    fail (a ``RangeError``) or the process crashes (``renderer_crash``; the GPU process is
+    shared by every page: ``gpu_crash`` when it crashes twice, the second time while the app
+    was graded alone on a fresh browser); the app's storage quota (IndexedDB, Cache Storage,
+    kept in the browser process's memory) is 10 MB (``session.QUOTA_BYTES``). Chromium runs
+    with ``--no-sandbox`` because graders run as root here, so the OS-level renderer sandbox
+    is NOT part of the containment: run graders in a container or VM when the apps may carry
+    browser exploits rather than ordinary bad JavaScript. The grader reads the page from
+    JavaScript worlds the app cannot reach (Playwright's utility world, and its own isolated
+    world in ``dom.py``), so an app that patches ``Element.prototype``, ``Storage`` or
+    ``getComputedStyle`` cannot change what is read.
 
     Task format (JSON/JSONL, see ``catalog/`` for the bundled ones): ``id``, ``kind``
     (``html``/``react``), ``request``, ``rubric`` (list of ``{"id", "text", "flow"}``, the flow
@@ -329,21 +330,21 @@ class WebAppEnv(CodeEnv):
     def _browser_report(
         self, files: dict[str, str | bytes], react: bool, rubric: list[dict[str, Any]]
     ) -> tuple[dict[str, Any], bool]:
-        """The grading's browser side, and whether Chromium's GPU process crashed under it twice.
+        """The grading's browser side, and whether the app crashed Chromium's GPU process.
 
-        A GPU crash (WebGL textures past the memory cap) takes every page's WebGL with it, and
-        may come from another thread's app: the app is graded again on the restarted browser,
-        and blamed when it crashes that one's GPU process too.
+        A GPU crash (WebGL textures past the memory cap) takes every page's WebGL with it. Every
+        grading running then sees it, so the app is graded again, alone on the restarted
+        browser (``BrowserPool.run_gpu_checked``), and blamed when that one's crashes too.
         """
-        for _ in range(2):
-            crashes = self.pool.gpu_crashes
-            report = self.pool.run(
+        for alone in (False, True):
+            report, crashed = self.pool.run_gpu_checked(
                 lambda browser: grade_in_browser(
                     browser, files, react, rubric, self.credit, self.screenshots, self.budget
                 ),
                 timeout_s=30 + self.budget.load_s + (self.budget.item_s + 10) * len(rubric),
+                alone=alone,
             )
-            if self.pool.gpu_crashes == crashes:
+            if not crashed:
                 return report, False
         return report, True
 

@@ -20,7 +20,8 @@ throws a ``RangeError``, and a full V8 heap or a GPU process out of memory crash
 process (the page's ``crash`` event: ``renderer_crash``). A GPU process that crashed is
 replaced by Chromium, which turns WebGL off for good after a few crashes, so the pool
 restarts the browser before its next grading once the first GPU process is gone or a
-replacement, and counts the crash (``gpu_crashes``: the env grades such an app again). The
+replacement, and counts the crash (``gpu_crashes``; ``run_gpu_checked`` says whether one
+happened while a grading ran: the env grades such an app again, alone). The
 browser process itself is not capped (an allocation failing there ends every grading): it
 holds Blob data and queued IndexedDB writes up to Chromium's own Blob limit (2 GB per context
 on a 24 GB machine), freed when the grading's contexts close.
@@ -177,6 +178,10 @@ class BrowserPool:
         self._lock = threading.Lock()
         # Gradings from several threads share the loop: one launch (or restart) at a time.
         self._launching = asyncio.Lock()
+        # How many gradings run now, and whether one that must run alone waits or runs.
+        self._gate = asyncio.Condition()
+        self._running = 0
+        self._alone = False
         # The loop thread and the browser belong to this process: a fork (gymnasium's
         # AsyncVectorEnv workers) inherits the object but neither of them.
         self._pid = os.getpid()
@@ -213,12 +218,22 @@ class BrowserPool:
         ``fn`` overruns ``timeout_s`` the browser is presumed hung: it is killed, restarted
         on next use, and :class:`InfraError` is raised.
         """
+        return self.run_gpu_checked(fn, timeout_s)[0]
+
+    def run_gpu_checked(
+        self, fn: Callable[[Any], Awaitable[T]], timeout_s: float, alone: bool = False
+    ) -> tuple[T, bool]:
+        """:meth:`run`, and whether Chromium's GPU process crashed meanwhile.
+
+        The GPU process serves every page, so a crash tells whose app caused it only when
+        ``fn`` ran ``alone``: after every other ``fn`` ended, and holding new ones back.
+        """
         if self._closed:
             raise InfraError("the browser pool was closed; make a new BrowserPool")
         if not self.usable_here():
             raise InfraError("this BrowserPool was made in another process (before a fork); make one here")
         loop = self._ensure_loop()
-        fut = asyncio.run_coroutine_threadsafe(self._run(fn, timeout_s), loop)
+        fut = asyncio.run_coroutine_threadsafe(self._run_in_turn(fn, timeout_s, alone), loop)
         return fut.result(timeout_s * 2 + self.launch_timeout_s * 2 + 30)
 
     def mark_suspect(self) -> None:
@@ -274,6 +289,29 @@ class BrowserPool:
                 self._thread.start()
                 self._loop = loop
             return self._loop
+
+    async def _run_in_turn(self, fn: Callable[[Any], Awaitable[T]], timeout_s: float, alone: bool) -> tuple[T, bool]:
+        """``_run`` once the others let it (see :meth:`run_gpu_checked`), and whether the GPU crashed."""
+        async with self._gate:
+            await self._gate.wait_for(lambda: not self._alone)
+            if alone:
+                self._alone = True  # new runs wait from here on
+                try:
+                    await self._gate.wait_for(lambda: self._running == 0)
+                except BaseException:  # cancelled while waiting: let the others in again
+                    self._alone = False
+                    self._gate.notify_all()
+                    raise
+            self._running += 1
+        crashes = self.gpu_crashes
+        try:
+            return await self._run(fn, timeout_s), self.gpu_crashes != crashes
+        finally:
+            async with self._gate:
+                self._running -= 1
+                if alone:
+                    self._alone = False
+                self._gate.notify_all()
 
     async def _run(self, fn: Callable[[Any], Awaitable[T]], timeout_s: float) -> T:
         for attempt in range(2):

@@ -406,8 +406,9 @@ def _discard(fut: asyncio.Future[Session]) -> None:
 
 async def spare_opened(browser: Any) -> None:
     """Wait until the contexts of ``browser``'s spares are open (or failed to open)."""
-    for spare in list(_SPARES.get(id(browser), [])):
-        await asyncio.gather(*spare.sessions, return_exceptions=True)
+    opening = [fut for spare in _SPARES.get(id(browser), []) for fut in spare.sessions]
+    if opening:
+        await asyncio.wait(opening)  # (not gather: a timeout must not cancel them)
 
 
 async def drop_spare(browser: Any) -> None:
