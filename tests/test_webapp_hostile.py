@@ -426,26 +426,30 @@ def test_a_gpu_crash_the_app_did_not_cause_costs_a_second_grading_not_a_flag():
 def test_a_run_alone_waits_for_the_running_one_and_holds_later_ones_back():
     # What crashes the shared GPU process during a run alone is that run's doing.
     pool = BrowserPool()
-    spans = {}
+    spans, began = {}, threading.Event()
 
-    def run(name, after_s, alone):
+    def run(name, alone):
         async def fn(browser):
+            began.set()
             start = time.monotonic()
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(0.5)
             spans[name] = (start, time.monotonic())
 
-        time.sleep(after_s)
         pool.run_gpu_checked(fn, 30, alone)
 
     try:
         pool.run(lambda browser: asyncio.sleep(0), 60)  # the launch
-        threads = [
-            threading.Thread(target=run, args=args)
-            for args in (("first", 0, False), ("alone", 0.3, True), ("later", 0.6, False))
-        ]
-        for t in threads:
-            t.start()
-        for t in threads:
+        first = threading.Thread(target=run, args=("first", False))
+        first.start()
+        began.wait(30)
+        alone = threading.Thread(target=run, args=("alone", True))
+        alone.start()
+        deadline = time.monotonic() + 30
+        while not pool._alone and time.monotonic() < deadline:  # (the run alone waits for the first)
+            time.sleep(0.01)
+        later = threading.Thread(target=run, args=("later", False))
+        later.start()
+        for t in (first, alone, later):
             t.join()
     finally:
         pool.close()

@@ -190,8 +190,9 @@ AGENT_JS = r"""
       let left = 0;
       for (const a of document.getAnimations()) {
         const end = a.effect ? a.effect.getComputedTiming().endTime : 0;
-        if ((a.playState !== 'running' && !a.pending) || !Number.isFinite(end)) continue;
-        left = Math.max(left, (end - (a.currentTime || 0)) / Math.abs(a.playbackRate || 1));
+        const rate = a.playbackRate, now = a.currentTime === null ? (rate < 0 ? end : 0) : a.currentTime;
+        if ((a.playState !== 'running' && !a.pending) || !Number.isFinite(end) || !rate) continue;
+        left = Math.max(left, (rate > 0 ? end - now : now) / Math.abs(rate));  // (reversed: back to 0)
       }
       return left;
     },

@@ -294,6 +294,7 @@ NO_TRANSITION = (
 # read just as late. So the recheck lets it run its course first: animations until they end,
 # what cannot be told (a worker's timers) this much longer than the slowest item took.
 REAL_TIME_SLACK_S = 0.5
+ANIMATION_EVENT_S = 0.1
 
 
 async def _real_time_left(sess: Session) -> float:
@@ -337,11 +338,13 @@ async def recheck_untouched(
     behind = slowest - (loop.time() - sess.loaded_at)
     if behind > 0:
         await asyncio.sleep(min(behind, sess.budget.item_s))
-    while (slack := slowest + REAL_TIME_SLACK_S - (loop.time() - sess.loaded_at)) > 0:
+    deadline = sess.loaded_at + slowest + REAL_TIME_SLACK_S
+    while loop.time() < deadline:
         left = await _real_time_left(sess)  # (an animation's end may start the next one)
         if left <= 0:
             break
-        await asyncio.sleep(min(left + 0.05, slack))
+        # the end's event reaches the app at a frame after it
+        await asyncio.sleep(max(0.0, min(left + ANIMATION_EVENT_S, deadline - loop.time())))
     try:
         now = await asyncio.wait_for(read_expectations(sess.page, specs, sess.dom), 3)
     except TimeoutError:

@@ -226,15 +226,25 @@ class BrowserPool:
         """:meth:`run`, and whether Chromium's GPU process crashed meanwhile.
 
         The GPU process serves every page, so a crash tells whose app caused it only when
-        ``fn`` ran ``alone``: after every other ``fn`` ended, and holding new ones back.
+        ``fn`` ran ``alone``: on a fresh browser, after every other ``fn`` ended, holding new
+        ones back. Waiting for that (or for a run alone to end) does not count against
+        ``timeout_s``.
         """
         if self._closed:
             raise InfraError("the browser pool was closed; make a new BrowserPool")
         if not self.usable_here():
             raise InfraError("this BrowserPool was made in another process (before a fork); make one here")
         loop = self._ensure_loop()
-        fut = asyncio.run_coroutine_threadsafe(self._run_in_turn(fn, timeout_s, alone), loop)
-        return fut.result(timeout_s * 2 + self.launch_timeout_s * 2 + 30)
+        entered = threading.Event()
+        fut = asyncio.run_coroutine_threadsafe(self._run_in_turn(fn, timeout_s, alone, entered), loop)
+        limit = timeout_s * 2 + self.launch_timeout_s * 2 + 30  # (fn's own timeout acts first)
+        try:
+            if not entered.wait(limit):  # the others' runs, each within its own limit
+                raise TimeoutError
+            return fut.result(limit)
+        except TimeoutError:
+            fut.cancel()
+            raise InfraError(f"the browser pool did not answer within {limit:.0f}s") from None
 
     def mark_suspect(self) -> None:
         """Restart the browser before its next use (something in it would not close)."""
@@ -290,7 +300,9 @@ class BrowserPool:
                 self._loop = loop
             return self._loop
 
-    async def _run_in_turn(self, fn: Callable[[Any], Awaitable[T]], timeout_s: float, alone: bool) -> tuple[T, bool]:
+    async def _run_in_turn(
+        self, fn: Callable[[Any], Awaitable[T]], timeout_s: float, alone: bool, entered: threading.Event
+    ) -> tuple[T, bool]:
         """``_run`` once the others let it (see :meth:`run_gpu_checked`), and whether the GPU crashed."""
         async with self._gate:
             await self._gate.wait_for(lambda: not self._alone)
@@ -302,7 +314,9 @@ class BrowserPool:
                     self._alone = False
                     self._gate.notify_all()
                     raise
+                self._suspect = True  # a fresh browser: no crash of another run's can surface in this one
             self._running += 1
+        entered.set()
         crashes = self.gpu_crashes
         try:
             return await self._run(fn, timeout_s), self.gpu_crashes != crashes
