@@ -237,6 +237,7 @@ class BrowserPool:
         loop = self._ensure_loop()
         entered = threading.Event()
         fut = asyncio.run_coroutine_threadsafe(self._run_in_turn(fn, timeout_s, alone, entered), loop)
+        fut.add_done_callback(lambda _: entered.set())  # (it may end before it got in: cancelled)
         limit = timeout_s * 2 + self.launch_timeout_s * 2 + 30  # (fn's own timeout acts first)
         try:
             if not entered.wait(limit):  # the others' runs, each within its own limit
