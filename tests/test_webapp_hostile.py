@@ -14,6 +14,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from codegym.envs.webapp import BrowserPool, WebAppEnv, grader, pool, session
 
+from codegym.errors import InfraError
+
 GOLD = """<!doctype html><html><body><button id="b">go</button><p id="out">idle</p>
 <script>document.getElementById("b").addEventListener("click", () => {
   document.getElementById("out").textContent = "clicked"; });</script></body></html>"""
@@ -454,6 +456,36 @@ def test_a_run_alone_waits_for_the_running_one_and_holds_later_ones_back():
     finally:
         pool.close()
     assert spans["first"][1] <= spans["alone"][0] and spans["alone"][1] <= spans["later"][0], spans
+
+
+def test_closing_the_pool_ends_the_runs_in_flight_and_those_waiting_their_turn():
+    # A trainer that shuts down with gradings under way must not hang for their time limits.
+    pool = BrowserPool()
+    began, errors = threading.Event(), {}
+
+    async def hold(browser):
+        began.set()
+        await asyncio.sleep(300)
+
+    def run(name, alone):
+        try:
+            pool.run_gpu_checked(hold, 600, alone=alone)
+        except InfraError as exc:
+            errors[name] = (str(exc), time.monotonic())
+
+    threads = [threading.Thread(target=run, args=("running", True))]
+    threads[0].start()
+    assert began.wait(60)
+    threads.append(threading.Thread(target=run, args=("waiting", False)))  # held back by the run alone
+    threads[1].start()
+    time.sleep(0.5)
+    closed = time.monotonic()
+    pool.close()
+    for t in threads:
+        t.join(60)
+    assert sorted(errors) == ["running", "waiting"], errors
+    assert all("closed" in msg and at - closed < 30 for msg, at in errors.values()), errors  # not their 20-minute limit
+    assert pool.browser_pids() == []
 
 
 def test_pool_survives_a_crashed_browser():

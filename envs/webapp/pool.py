@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
 import logging
 import os
 import shutil
@@ -182,6 +183,8 @@ class BrowserPool:
         self._gate = asyncio.Condition()
         self._running = 0
         self._alone = False
+        # Every run in flight or waiting at the gate: closing the pool ends them at once.
+        self._runs: set[concurrent.futures.Future[Any]] = set()
         # The loop thread and the browser belong to this process: a fork (gymnasium's
         # AsyncVectorEnv workers) inherits the object but neither of them.
         self._pid = os.getpid()
@@ -236,7 +239,11 @@ class BrowserPool:
             raise InfraError("this BrowserPool was made in another process (before a fork); make one here")
         loop = self._ensure_loop()
         entered = threading.Event()
-        fut = asyncio.run_coroutine_threadsafe(self._run_in_turn(fn, timeout_s, alone, entered), loop)
+        with self._lock:
+            if self._closed:  # (closed meanwhile)
+                raise InfraError("the browser pool was closed; make a new BrowserPool")
+            fut = asyncio.run_coroutine_threadsafe(self._run_in_turn(fn, timeout_s, alone, entered), loop)
+            self._runs.add(fut)
         fut.add_done_callback(lambda _: entered.set())  # (it may end before it got in: cancelled)
         limit = timeout_s * 2 + self.launch_timeout_s * 2 + 30  # (fn's own timeout acts first)
         try:
@@ -246,6 +253,11 @@ class BrowserPool:
         except TimeoutError:
             fut.cancel()
             raise InfraError(f"the browser pool did not answer within {limit:.0f}s") from None
+        except concurrent.futures.CancelledError:
+            raise InfraError("the browser pool was closed while this run waited or ran") from None
+        finally:
+            with self._lock:
+                self._runs.discard(fut)
 
     def mark_suspect(self) -> None:
         """Restart the browser before its next use (something in it would not close)."""
@@ -274,14 +286,19 @@ class BrowserPool:
                 pass
 
     def close(self) -> None:
-        """Close the browser, Playwright and the loop thread; safe to call twice."""
+        """Close the browser, Playwright and the loop thread; safe to call twice.
+
+        Runs still in flight or waiting for their turn end with :class:`InfraError`.
+        """
         with self._lock:
             if self._closed:
                 return
             self._closed = True
-            loop, thread = self._loop, self._thread
+            loop, thread, runs = self._loop, self._thread, list(self._runs)
         if loop is None or not self.usable_here():
             return  # (a forked process must not stop, or kill by marker, its parent's browser)
+        for fut in runs:
+            fut.cancel()
         try:
             asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(20)
         except Exception:  # noqa: BLE001 - closing must not raise; kill what is left
