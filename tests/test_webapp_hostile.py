@@ -297,6 +297,32 @@ def test_huge_dom_built_by_a_click_is_flagged(env):
     gold_still_works(env)
 
 
+HIDDEN_DOMS = {
+    "closed shadow root": "const r = document.body.appendChild(document.createElement('div'))"
+    ".attachShadow({mode: 'closed'}); for (let i = 0; i < 60000; i++) r.appendChild(document.createElement('i'));",
+    "frame": "const f = document.createElement('iframe'); f.srcdoc = '<body>' + '<i></i>'.repeat(60000);"
+    " document.body.appendChild(f);",
+    "detached nodes": "window.kept = []; for (let i = 0; i < 60000; i++) kept.push(document.createElement('i'));",
+}
+
+
+@pytest.mark.parametrize("where", sorted(HIDDEN_DOMS))
+def test_a_huge_dom_a_walk_of_the_document_cannot_see_is_flagged(env, where):
+    reward, info = grade(env, working_app_plus(HIDDEN_DOMS[where]))
+    assert "huge_dom" in info["audit"]["flags"] and info["reward_components"]["runtime"] == 0.0, info["verdict"]["load"]
+
+
+def test_an_app_that_replaces_a_big_table_often_is_not_a_huge_dom(env):
+    # 150,000 nodes made and dropped: garbage, not a DOM the page keeps.
+    script = (
+        "const t = document.body.appendChild(document.createElement('table'));"
+        " for (let k = 0; k < 100; k++) { t.innerHTML = '';"
+        " for (let i = 0; i < 500; i++) t.insertRow().insertCell().textContent = i; }"
+    )
+    reward, info = grade(env, working_app_plus(script))
+    assert reward == 1.0 and info["audit"]["flags"] == [], info["feedback"]
+
+
 def test_storage_bomb_is_flagged_and_wiped_before_the_next_item(env):
     script = "try { for (let i = 0; i < 40; i++) localStorage.setItem('k' + i, 'x'.repeat(100000)); } catch (e) {}"
     reward, info = grade(env, working_app_plus(script))

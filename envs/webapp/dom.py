@@ -196,10 +196,9 @@ AGENT_JS = r"""
       }
       return left;
     },
-    // resolves after the tasks the app queued so far (setTimeout(0), promise chains) ran, with
-    // the number of elements then (a DOM the flow's actions made huge)
+    // resolves after the tasks the app queued so far (setTimeout(0), promise chains) ran
     drain() {
-      return new Promise((resolve) => setTimeout(() => resolve(document.getElementsByTagName('*').length), 0));
+      return new Promise((resolve) => setTimeout(() => resolve(0), 0));
     },
     async stats() {
       let ls = 0;
@@ -211,7 +210,7 @@ AGENT_JS = r"""
       } catch (e) {}
       let usage = 0;
       try { usage = (await navigator.storage.estimate()).usage || 0; } catch (e) {}
-      return {dom_nodes: document.getElementsByTagName('*').length, storage_bytes: 2 * ls + usage};
+      return {storage_bytes: 2 * ls + usage};
     },
   };
 })();

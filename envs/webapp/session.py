@@ -93,7 +93,7 @@ def new_tally() -> dict[str, Any]:
         "peak_dialogs": 0,
         "popups": 0,
         "downloads": 0,
-        "dom_nodes": 0,  # the most elements a page had after an item's last step
+        "dom_nodes": 0,  # the most DOM nodes a page kept after an item's last step (grader.dom_nodes)
         "crashed": False,
         "hung": False,
         "close_hung": False,
