@@ -407,6 +407,22 @@ def test_a_page_that_shows_the_final_state_after_real_time_is_no_transition(late
     assert all("no transition" in it["reason"] for it in info["verdict"]["items"])
 
 
+def test_a_page_that_shows_the_final_state_only_where_time_runs_at_real_pace_is_no_transition():
+    # The button does nothing. 600 ms (fake) after load the app asks the animation timeline
+    # (real time, which the fake clock does not run) how much real time passed: where the two
+    # kept pace, as on the items' pages, it shows the end state. The untouched page must keep
+    # that pace too, or it never shows it and every item passes.
+    app = """<button id="b">go</button><p id="out">idle</p><script>
+      const real = () => document.timeline.currentTime || 0, r0 = real(), f0 = Date.now();
+      setTimeout(() => {
+        if (real() - r0 > 0.5 * (Date.now() - f0)) document.getElementById("out").textContent = "clicked";
+      }, 600);</script>"""
+    flow = [{"click": "#b"}, {"expect": "text", "sel": "#out", "equals": "clicked"}]
+    reward, info = grade_app(app, [{"id": f"b-{k}", "text": "go shows clicked", "flow": flow} for k in range(3)])
+    assert [it["passed"] for it in info["verdict"]["items"]] == [False] * 3, info["feedback"]
+    assert all("no transition" in it["reason"] for it in info["verdict"]["items"])
+
+
 def test_what_the_app_does_by_itself_later_than_an_items_span_fails_no_item():
     # The banner hides itself at 5 s, the toast at 3 s. "dismiss" takes a second and "toast"
     # only lets time pass; the timer item makes the probe run the untouched page past both.

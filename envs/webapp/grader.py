@@ -179,7 +179,7 @@ def _key(spec: dict[str, Any]) -> str:
     return json.dumps(spec, sort_keys=True)
 
 
-#: How long the probe waits (real time) for an untouched page to run out one idle span.
+#: How long the recheck waits (real time) for the untouched page to run out one idle span.
 IDLE_TIMEOUT_S = 3.0
 #: Steps that are not the user acting on the app: time passing, looking.
 PASSIVE = ("expect", "advance", "wait", "snap")
@@ -195,42 +195,17 @@ def idle_ms(flow: list[dict[str, Any]]) -> int:
     return 1000 + moved + waited + max((int(s.get("wait_ms", 1000)) for s in flow if s.get("expect")), default=0)
 
 
-async def initial_state(
-    page: Any, items: list[dict[str, Any]], dom: Dom | None = None
-) -> tuple[list[dict[str, bool]], bool]:
-    """For each item, whether each of its expectations holds on the page without any action.
-
-    Also whether the page ran every span (False: its fake time could not keep up).
+async def initial_state(page: Any, items: list[dict[str, Any]], dom: Dom | None = None) -> list[dict[str, bool]]:
+    """For each item, whether each of its expectations holds on the freshly loaded page.
 
     Every item starts from the same fresh page (new load, empty storage), so this is asked
-    once per grading instead of once per item: right after the load, and, for an item whose
-    flow acts on the app, again after the page ran untouched (fake clock) for as long as that
-    flow may take. An expectation that holds either time is no transition: an app that shows
-    the final state by itself a moment after it loads must not pass items whose actions did
-    nothing. (A flow that only lets time pass is judged by the load alone: time is its action.)
+    once per grading instead of once per item. An expectation that holds there is no
+    transition. What the untouched page shows later is asked once every item has run
+    (:func:`recheck_untouched`).
     """
     specs = expectation_specs(items)
-
-    async def read(keys: list[str]) -> dict[str, bool]:
-        return await read_expectations(page, {k: specs[k] for k in keys}, dom)
-
-    at_load = await read(list(specs))
-    held = [{k: at_load[k] for k in map(_key, item["flow"]) if k in specs} for item in items]
-    spans = {i: idle_ms(it["flow"]) for i, it in enumerate(items) if acts(it["flow"])}
-    elapsed = 0
-    for span in sorted(set(spans.values())):
-        try:
-            await asyncio.wait_for(page.clock.run_for(span - elapsed), IDLE_TIMEOUT_S)
-        except TimeoutError:
-            return held, False  # stuck (the load's measurement after this says so) or very slow
-        except Exception:  # noqa: BLE001 - a timer threw (Playwright re-raises it); the others ran
-            pass
-        elapsed = span
-        due = [i for i, s in spans.items() if s == span]
-        later = await read(sorted({k for i in due for k in held[i]}))
-        for i in due:
-            held[i] = {k: was or later[k] for k, was in held[i].items()}
-    return held, True
+    at_load = await read_expectations(page, specs, dom)
+    return [{k: at_load[k] for k in map(_key, item["flow"]) if k in specs} for item in items]
 
 
 def acts(flow: list[dict[str, Any]]) -> bool:
@@ -252,32 +227,40 @@ class Stuck(Exception):
     """The untouched page did not answer in time."""
 
 
-async def freeze(sess: Session, items: list[dict[str, Any]]) -> dict[str, bool]:
-    """Stop the untouched page's fake clock where the probe left it, and read it there.
+async def pause(sess: Session, at_s: float | None = None) -> float:
+    """Pause the page's fake clock ``at_s`` seconds after its load started; return where it paused.
 
-    The clock would go on in real time, and a timer of the app past an item's span (a banner
-    that hides itself) is not the kind of change :func:`recheck_untouched` looks for: from
-    here on only what real time drives can change the page. The pause lands a little after
-    the clock's present time (load, the real time since, and the spans the probe ran), later
-    if that was already past when the page got the call. Raises :class:`Stuck` when the page
-    does not answer.
+    With None, or when that time is already past, a little after its present time. Raises
+    :class:`Stuck` when the page does not answer.
     """
-    fake_s = max((idle_ms(it["flow"]) for it in items if acts(it["flow"])), default=0) / 1000
     loop = asyncio.get_running_loop()
-    for margin in (0.05, 0.5, 2.0):
-        ahead = loop.time() - sess.clock_set_at + fake_s + margin
+    for margin in (None, 0.05, 0.5, 2.0):
+        if margin is None and at_s is None:
+            continue
+        at = at_s if margin is None else loop.time() - sess.clock_set_at + margin
         try:
-            await asyncio.wait_for(sess.page.clock.pause_at(FIXED_TIME + timedelta(seconds=ahead)), 3)
-            break
+            await asyncio.wait_for(sess.page.clock.pause_at(FIXED_TIME + timedelta(seconds=at)), 3)
+            return at
         except TimeoutError:
             raise Stuck from None
         except Exception as exc:  # "Cannot fast-forward to the past": the call was late
             if "past" not in str(exc) or margin == 2.0:
                 raise Stuck from exc
-    try:
-        return await asyncio.wait_for(read_expectations(sess.page, acting_specs(items), sess.dom), 3)
-    except TimeoutError:
-        raise Stuck from None
+    raise AssertionError("unreachable")
+
+
+async def hold_clock(sess: Session, items: list[dict[str, Any]]) -> float:
+    """Pause the untouched page's fake clock when it reaches the shortest acting item's span.
+
+    Until then the clock runs in real time, as it does on the items' pages, so that an app
+    cannot tell the untouched page from theirs (by how its fake time keeps pace with real
+    time); past that span what the page does by itself (a banner that hides itself later)
+    must not fail that item. Returns where it paused.
+    """
+    spans = [idle_ms(it["flow"]) for it in items if acts(it["flow"])]
+    at = min(spans, default=0) / 1000
+    await asyncio.sleep(max(0.0, sess.clock_set_at + at - asyncio.get_running_loop().time()))
+    return await pause(sess, at)
 
 
 async def read_expectations(page: Any, specs: dict[str, dict[str, Any]], dom: Dom | None) -> dict[str, bool]:
@@ -337,18 +320,18 @@ async def recheck_untouched(
     items: list[dict[str, Any]],
     results: list[dict[str, Any] | None],
     held: list[dict[str, bool]],
-    at_end: dict[str, bool],
+    hold: asyncio.Task[float],
     screenshots: str,
 ) -> bool:
-    """After every item ran, read the passing items' expectations on the probe page once more.
+    """After every item ran, fail the passing items whose expectations the untouched page came to meet.
 
-    That page has stayed untouched, in a context of its own, its fake clock paused where the
-    probe left it (``at_end``: what it showed then). It is read once it has been loaded (in
-    real time) as long as the slowest passing item took from its load to its last step, or
-    until what real time drives there has run its course, up to ``REAL_TIME_SLACK_S`` longer:
-    an expectation that came true there since the pause came true by real time alone (a
-    worker's timer, the end of a CSS animation: the fake clock runs neither), which is no
-    transition either, and the item fails. False when the page no longer answers.
+    That page has stayed untouched, in a context of its own, its fake clock running in real
+    time as on the items' pages until the shortest span (``hold``). It is read once it has
+    been loaded (in real time) as long as the slowest passing item took from its load to its
+    last step, or until what real time drives there has run its course (the end of a CSS
+    animation, which the fake clock does not run), up to ``REAL_TIME_SLACK_S`` longer. Then
+    its fake clock is run, paused, to each item's span (as long as that flow may take, advances
+    included) and read there. False when the page no longer answers.
     """
     passing = [i for i, r in enumerate(results) if r is not None and r["passed"] and acts(items[i]["flow"])]
     specs = acting_specs([items[i] for i in passing])
@@ -366,14 +349,33 @@ async def recheck_untouched(
             break
         # the end's event reaches the app at a frame after it
         await asyncio.sleep(max(0.0, min(left + ANIMATION_EVENT_S, deadline - loop.time())))
+    hold.cancel()
     try:
+        seen = {i: dict(held[i]) for i in passing}
         now = await asyncio.wait_for(read_expectations(sess.page, specs, sess.dom), 3)
-    except TimeoutError:
+        for i in passing:
+            seen[i] = {k: was or now.get(k, False) for k, was in seen[i].items()}
+        fake_s = await hold if hold.done() and not hold.cancelled() else await pause(sess)
+        spans = {i: idle_ms(items[i]["flow"]) / 1000 for i in passing}
+        for span in sorted({s for s in spans.values() if s > fake_s}):
+            try:
+                await asyncio.wait_for(sess.page.clock.run_for(round((span - fake_s) * 1000)), IDLE_TIMEOUT_S)
+            except TimeoutError:
+                break  # the page's fake time lags behind (a heavy animation): what was read stands
+            except Exception:  # noqa: BLE001 - a timer threw (Playwright re-raises it); the others ran
+                pass
+            fake_s = span
+            due = [i for i, s in spans.items() if s == span]
+            later = await asyncio.wait_for(
+                read_expectations(sess.page, {k: specs[k] for i in due for k in seen[i]}, sess.dom), 3
+            )
+            for i in due:
+                seen[i] = {k: was or later[k] for k, was in seen[i].items()}
+    except (TimeoutError, Stuck):
         return False
     for i in passing:
         steps, res = items[i]["flow"], results[i]
-        real = {k: now.get(k, False) and not at_end.get(k, True) for k in held[i]}
-        if transition_seen(steps, {k: was or real[k] for k, was in held[i].items()}):
+        if transition_seen(steps, seen[i]):
             continue
         res.update(passed=False, failed_step=len(steps) - 1, reason=NO_TRANSITION + " (the untouched page, later)")
         sel = next((s.get("sel") for s in reversed(steps) if s.get("expect")), None)
@@ -612,7 +614,7 @@ async def grade_in_browser(
     initial: asyncio.Future[list[dict[str, bool]]] = asyncio.get_running_loop().create_future()
     load: dict[str, Any] = {"loaded": False, "hung": False, "page_errors": [], "console_errors": []}
     runs = False  # the runtime stage passed: items count
-    at_end: dict[str, bool] | None = None  # the untouched page when its clock was paused
+    hold: asyncio.Task[float] | None = None  # pauses the untouched page's clock (hold_clock)
 
     async def lane(k: int) -> None:
         sess = sessions[k] = await asyncio.shield(opened[k])
@@ -641,17 +643,13 @@ async def grade_in_browser(
         first = sessions[0] = await opened[0]
 
         async def probe() -> None:
-            nonlocal at_end
+            nonlocal hold
             try:
-                found, complete = await asyncio.wait_for(initial_state(first.page, items, first.dom), budget.item_s)
+                found = await asyncio.wait_for(initial_state(first.page, items, first.dom), budget.item_s)
             except TimeoutError:
-                found, complete = [{} for _ in items], False  # no item can show a transition
+                found = [{} for _ in items]  # no item can show a transition
             initial.set_result(found)  # items in the other lanes may finish now
-            if complete:  # (a page whose fake time lags behind is not rechecked: it still moves)
-                try:
-                    at_end = await freeze(first, items)
-                except Stuck:
-                    tally["hung"] = True  # the untouched page stopped answering on its own
+            hold = asyncio.ensure_future(hold_clock(first, items))
 
         load = await load_check(first, origin, react, probe)
         if load["hung"]:
@@ -659,11 +657,14 @@ async def grade_in_browser(
         if load["loaded"] and not parse_errors(load["page_errors"]) and load.get("rendered", True):
             runs = True
             await asyncio.gather(*others)
-            if at_end is not None and not await recheck_untouched(
-                first, items, results, initial.result(), at_end, screenshots
+            if hold is not None and not await recheck_untouched(
+                first, items, results, initial.result(), hold, screenshots
             ):
                 tally["hung"] = True  # the untouched page stopped answering on its own
     finally:
+        if hold is not None:
+            hold.cancel()
+            await asyncio.gather(hold, return_exceptions=True)
         for task in others:
             task.cancel()
         await asyncio.gather(*others, return_exceptions=True)
