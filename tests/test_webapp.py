@@ -423,6 +423,27 @@ def test_a_page_that_shows_the_final_state_only_where_time_runs_at_real_pace_is_
     assert all("no transition" in it["reason"] for it in info["verdict"]["items"])
 
 
+@pytest.mark.parametrize("period_ms", [100, 350])
+def test_a_canvas_that_changes_by_itself_shows_no_transition_in_its_pixels(period_ms):
+    # Nothing draws or clears: a square in the corner blinks on its own. Polling finds a frame
+    # that differs from the flow's snap, and one that matches it.
+    app = f"""<canvas id="pad" width="200" height="120"></canvas><button id="clear">clear</button><script>
+      const ctx = document.getElementById("pad").getContext("2d"); let on = false;
+      ctx.fillStyle = "#fff"; ctx.fillRect(0, 0, 200, 120);
+      setInterval(() => {{ on = !on; ctx.fillStyle = on ? "#000" : "#fff"; ctx.fillRect(0, 0, 24, 24); }}, {period_ms});
+      </script>"""
+    line = [[0.1, 0.5], [0.9, 0.5]]
+    snap_draw = [{"snap": "#pad", "as": "blank"}, {"draw": "#pad", "points": line}]
+    changed = {"expect": "changed", "sel": "#pad", "since": "blank"}
+    unchanged = {"expect": "unchanged", "sel": "#pad", "since": "blank"}
+    rubric = [
+        {"id": "draws", "text": "dragging draws", "flow": [*snap_draw, changed]},
+        {"id": "clear", "text": "clear wipes it", "flow": [*snap_draw, changed, {"click": "#clear"}, unchanged]},
+    ]
+    reward, info = grade_app(app, rubric)
+    assert [it["passed"] for it in info["verdict"]["items"]] == [False, False], info["feedback"]
+
+
 def test_what_the_app_does_by_itself_later_than_an_items_span_fails_no_item():
     # The banner hides itself at 5 s, the toast at 3 s. "dismiss" takes a second and "toast"
     # only lets time pass; the timer item makes the probe run the untouched page past both.

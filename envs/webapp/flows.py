@@ -37,8 +37,9 @@ after the load, and, when the flow acts on the app, not after the page ran on it
 clock) for as long as the flow may take, nor once it has been loaded (real time) as long as
 the flow took. So the flow saw the app's state change because it acted. A flow whose
 expectations all held without it passes nothing. Expectations against a snap
-(changed/unchanged) compare with a state captured inside the flow, so they count as
-transitions by construction.
+(changed/unchanged) compare with a state captured inside the flow: they count as
+transitions unless the element's pixels change on the untouched page by themselves
+(``untouched.py``).
 """
 
 from __future__ import annotations

@@ -36,19 +36,15 @@ import asyncio
 import base64
 import io
 import json
-import math
 import re
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
 from typing import Any
 
 from .dom import Dom
 from .flows import (
     EVENTS_OF,
-    PIXEL_EXPECTS,
     FlowError,
     FlowState,
-    check,
     describe,
     do_action,
     expect,
@@ -56,7 +52,6 @@ from .flows import (
     step_kind,
 )
 from .session import (
-    FIXED_TIME,
     Budget,
     Session,
     Spare,
@@ -70,6 +65,14 @@ from .session import (
     session_for,
     start_server,
     wipe,
+)
+from .untouched import (
+    NO_TRANSITION,
+    PixelWatch,
+    hold_clock,
+    initial_state,
+    recheck_untouched,
+    transition_seen,
 )
 
 # dialogs: per page load (each item loads the app again); popups: per grading; dom_nodes: the
@@ -173,216 +176,6 @@ def parse_errors(errors: list[dict[str, str]]) -> list[dict[str, str]]:
     that threw it, and is a runtime error of a script that parsed.
     """
     return [e for e in errors if e["name"] == "SyntaxError" and "\n    at " not in (e.get("stack") or "")]
-
-
-def _key(spec: dict[str, Any]) -> str:
-    return json.dumps(spec, sort_keys=True)
-
-
-#: How long the recheck waits (real time) for the untouched page to run out one idle span.
-IDLE_TIMEOUT_S = 3.0
-#: Steps that are not the user acting on the app: time passing, looking.
-PASSIVE = ("expect", "advance", "wait", "snap")
-
-
-def idle_ms(flow: list[dict[str, Any]]) -> int:
-    """Fake time (ms) a flow may span.
-
-    What it advances and waits, its longest expectation wait, and a second for its steps.
-    """
-    moved = sum(int(s["advance"]) for s in flow if step_kind(s) == "advance")
-    waited = sum(min(int(s["wait"]), 3000) for s in flow if step_kind(s) == "wait")
-    return 1000 + moved + waited + max((int(s.get("wait_ms", 1000)) for s in flow if s.get("expect")), default=0)
-
-
-async def initial_state(page: Any, items: list[dict[str, Any]], dom: Dom | None = None) -> list[dict[str, bool]]:
-    """For each item, whether each of its expectations holds on the freshly loaded page.
-
-    Every item starts from the same fresh page (new load, empty storage), so this is asked
-    once per grading instead of once per item. An expectation that holds there is no
-    transition. What the untouched page shows later is asked once every item has run
-    (:func:`recheck_untouched`).
-    """
-    specs = expectation_specs(items)
-    at_load = await read_expectations(page, specs, dom)
-    return [{k: at_load[k] for k in map(_key, item["flow"]) if k in specs} for item in items]
-
-
-def acts(flow: list[dict[str, Any]]) -> bool:
-    """Whether a flow acts on the app (a flow that only lets time pass is judged at load)."""
-    return any(step_kind(s) not in PASSIVE for s in flow)
-
-
-def expectation_specs(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The items' expectations by key, pixel ones aside (they compare with a snap the flow took)."""
-    return {_key(s): s for it in items for s in it["flow"] if s.get("expect") and s["expect"] not in PIXEL_EXPECTS}
-
-
-def acting_specs(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The expectations of the items that act (see :func:`expectation_specs`)."""
-    return expectation_specs([it for it in items if acts(it["flow"])])
-
-
-class Stuck(Exception):
-    """The untouched page did not answer in time."""
-
-
-async def pause(sess: Session, at_s: float | None = None) -> float:
-    """Pause the page's fake clock ``at_s`` seconds after its load started; return where it paused.
-
-    With None, or when that time is already past, a little after its present time. Raises
-    :class:`Stuck` when the page does not answer.
-    """
-    loop = asyncio.get_running_loop()
-    for margin in (None, 0.05, 0.5, 2.0):
-        if margin is None and at_s is None:
-            continue
-        at = at_s if margin is None else loop.time() - sess.clock_set_at + margin
-        try:
-            await asyncio.wait_for(sess.page.clock.pause_at(FIXED_TIME + timedelta(seconds=at)), 3)
-            return at
-        except TimeoutError:
-            raise Stuck from None
-        except Exception as exc:  # "Cannot fast-forward to the past": the call was late
-            if "past" not in str(exc) or margin == 2.0:
-                raise Stuck from exc
-    raise AssertionError("unreachable")
-
-
-async def hold_clock(sess: Session, items: list[dict[str, Any]]) -> float:
-    """Pause the untouched page's fake clock when it reaches the shortest acting item's span.
-
-    Until then the clock runs in real time, as it does on the items' pages, so that an app
-    cannot tell the untouched page from theirs (by how its fake time keeps pace with real
-    time); past that span what the page does by itself (a banner that hides itself later)
-    must not fail that item. Returns where it paused.
-    """
-    spans = [idle_ms(it["flow"]) for it in items if acts(it["flow"])]
-    at = min(spans, default=0) / 1000
-    await asyncio.sleep(max(0.0, sess.clock_set_at + at - asyncio.get_running_loop().time()))
-    return await pause(sess, at)
-
-
-async def read_expectations(page: Any, specs: dict[str, dict[str, Any]], dom: Dom | None) -> dict[str, bool]:
-    """Whether each expectation (by key) holds on the page now; read-only, asked all at once."""
-    state = FlowState()
-
-    async def holds(step: dict[str, Any]) -> bool:
-        try:
-            return (await check(page, step, state, dom))[0]
-        except Exception:  # noqa: BLE001
-            return False
-
-    keys = list(specs)
-    return dict(zip(keys, await asyncio.gather(*(holds(specs[k]) for k in keys)), strict=True))
-
-
-def transition_seen(steps: list[dict[str, Any]], held: dict[str, bool]) -> bool:
-    """The transition rule (flows.py): some expectation did not hold on the untouched page.
-
-    A pixel expectation compares with a snap the flow took itself, so it counts as one.
-    """
-    return any(s.get("expect") in PIXEL_EXPECTS or (s.get("expect") and not held.get(_key(s), True)) for s in steps)
-
-
-NO_TRANSITION = (
-    "no transition: every expectation already held on the freshly loaded page, or came true on it without "
-    "the flow's actions"
-)
-
-
-# What real time drives starts at different moments in different pages (an animation at the
-# page's first frame, a worker): on the untouched page it ended up to 0.34 s later after load
-# than on the items' pages on a busy machine (two cores, one spinning), and an item that only
-# waited for a CSS animation ending 0.4 s after load passed 3 times in 20 when the page was
-# read just as late. So the recheck lets it run its course first: animations until they end,
-# what cannot be told (a worker's timers) this much longer than the slowest item took.
-REAL_TIME_SLACK_S = 0.5
-ANIMATION_EVENT_S = 0.1
-
-
-async def _real_time_left(sess: Session) -> float:
-    """Seconds until what real time drives on the page has run its course (``realTimeLeft``).
-
-    Infinite when that cannot be told: a worker (its timers), a frame, media playing, no answer.
-    """
-    if sess.page.workers or len(sess.page.frames) > 1 or sess.dom is None:
-        return math.inf
-    try:
-        left = await asyncio.wait_for(sess.dom.call("realTimeLeft"), 0.5)
-    except Exception:  # noqa: BLE001 - a page that does not answer: the read after says so
-        return math.inf
-    return left / 1000 if isinstance(left, int | float) and left >= 0 else math.inf
-
-
-async def recheck_untouched(
-    sess: Session,
-    items: list[dict[str, Any]],
-    results: list[dict[str, Any] | None],
-    held: list[dict[str, bool]],
-    hold: asyncio.Task[float],
-    screenshots: str,
-) -> bool:
-    """After every item ran, fail the passing items whose expectations the untouched page came to meet.
-
-    That page has stayed untouched, in a context of its own, its fake clock running in real
-    time as on the items' pages until the shortest span (``hold``). It is read once it has
-    been loaded (in real time) as long as the slowest passing item took from its load to its
-    last step, or until what real time drives there has run its course (the end of a CSS
-    animation, which the fake clock does not run), up to ``REAL_TIME_SLACK_S`` longer. Then
-    its fake clock is run, paused, to each item's span (as long as that flow may take, advances
-    included) and read there. False when the page no longer answers.
-    """
-    passing = [i for i, r in enumerate(results) if r is not None and r["passed"] and acts(items[i]["flow"])]
-    specs = acting_specs([items[i] for i in passing])
-    if not specs:
-        return True
-    loop = asyncio.get_running_loop()
-    slowest = max(results[i]["settled_s"] for i in passing)
-    behind = slowest - (loop.time() - sess.loaded_at)
-    if behind > 0:
-        await asyncio.sleep(min(behind, sess.budget.item_s))
-    deadline = sess.loaded_at + slowest + REAL_TIME_SLACK_S
-    while loop.time() < deadline:
-        left = await _real_time_left(sess)  # (an animation's end may start the next one)
-        if left <= 0:
-            break
-        # the end's event reaches the app at a frame after it
-        await asyncio.sleep(max(0.0, min(left + ANIMATION_EVENT_S, deadline - loop.time())))
-    hold.cancel()
-    try:
-        seen = {i: dict(held[i]) for i in passing}
-        now = await asyncio.wait_for(read_expectations(sess.page, specs, sess.dom), 3)
-        for i in passing:
-            seen[i] = {k: was or now.get(k, False) for k, was in seen[i].items()}
-        fake_s = await hold if hold.done() and not hold.cancelled() else await pause(sess)
-        spans = {i: idle_ms(items[i]["flow"]) / 1000 for i in passing}
-        for span in sorted({s for s in spans.values() if s > fake_s}):
-            try:
-                await asyncio.wait_for(sess.page.clock.run_for(round((span - fake_s) * 1000)), IDLE_TIMEOUT_S)
-            except TimeoutError:
-                break  # the page's fake time lags behind (a heavy animation): what was read stands
-            except Exception:  # noqa: BLE001 - a timer threw (Playwright re-raises it); the others ran
-                pass
-            fake_s = span
-            due = [i for i, s in spans.items() if s == span]
-            later = await asyncio.wait_for(
-                read_expectations(sess.page, {k: specs[k] for i in due for k in seen[i]}, sess.dom), 3
-            )
-            for i in due:
-                seen[i] = {k: was or later[k] for k, was in seen[i].items()}
-    except (TimeoutError, Stuck):
-        return False
-    for i in passing:
-        steps, res = items[i]["flow"], results[i]
-        if transition_seen(steps, seen[i]):
-            continue
-        res.update(passed=False, failed_step=len(steps) - 1, reason=NO_TRANSITION + " (the untouched page, later)")
-        sel = next((s.get("sel") for s in reversed(steps) if s.get("expect")), None)
-        res["dom"] = await _excerpt(sess.page, sel)
-        if screenshots in ("all", "failed"):
-            res["screenshot"] = await _screenshot(sess.page)
-    return True
 
 
 async def run_item(
@@ -550,6 +343,15 @@ async def handler_sources(cdp: Any, sel: str, types: tuple[str, ...]) -> list[st
     return [s for s in found if isinstance(s, str)] if isinstance(found, list) else []
 
 
+async def _no_transition_later(page: Any, steps: list[dict[str, Any]], res: dict[str, Any], screenshots: str) -> None:
+    """Fail an item the untouched page met later, with that page's evidence."""
+    res.update(passed=False, failed_step=len(steps) - 1, reason=NO_TRANSITION + " (the untouched page, later)")
+    sel = next((s.get("sel") for s in reversed(steps) if s.get("expect")), None)
+    res["dom"] = await _excerpt(page, sel)
+    if screenshots in ("all", "failed"):
+        res["screenshot"] = await _screenshot(page)
+
+
 async def _excerpt(page: Any, sel: str | None) -> str:
     try:
         target = page.locator(sel).first if sel else page.locator("body")
@@ -615,6 +417,7 @@ async def grade_in_browser(
     load: dict[str, Any] = {"loaded": False, "hung": False, "page_errors": [], "console_errors": []}
     runs = False  # the runtime stage passed: items count
     hold: asyncio.Task[float] | None = None  # pauses the untouched page's clock (hold_clock)
+    pixels: PixelWatch | None = None
 
     async def lane(k: int) -> None:
         sess = sessions[k] = await asyncio.shield(opened[k])
@@ -643,13 +446,15 @@ async def grade_in_browser(
         first = sessions[0] = await opened[0]
 
         async def probe() -> None:
-            nonlocal hold
+            nonlocal hold, pixels
             try:
                 found = await asyncio.wait_for(initial_state(first.page, items, first.dom), budget.item_s)
             except TimeoutError:
                 found = [{} for _ in items]  # no item can show a transition
             initial.set_result(found)  # items in the other lanes may finish now
             hold = asyncio.ensure_future(hold_clock(first, items))
+            pixels = PixelWatch(first, items)
+            pixels.start()
 
         load = await load_check(first, origin, react, probe)
         if load["hung"]:
@@ -657,11 +462,15 @@ async def grade_in_browser(
         if load["loaded"] and not parse_errors(load["page_errors"]) and load.get("rendered", True):
             runs = True
             await asyncio.gather(*others)
-            if hold is not None and not await recheck_untouched(
-                first, items, results, initial.result(), hold, screenshots
-            ):
-                tally["hung"] = True  # the untouched page stopped answering on its own
+            if hold is not None and pixels is not None:
+                failed = await recheck_untouched(first, items, results, initial.result(), hold, pixels)
+                if failed is None:
+                    tally["hung"] = True  # the untouched page stopped answering on its own
+                for i in failed or []:
+                    await _no_transition_later(first.page, items[i]["flow"], results[i], screenshots)
     finally:
+        if pixels is not None:
+            pixels.stop()
         if hold is not None:
             hold.cancel()
             await asyncio.gather(hold, return_exceptions=True)
