@@ -127,6 +127,31 @@ def test_gold_app_earns_full_reward(env, task_id):
     assert all(v > 0 for _, _, v in info["token_rewards"]) and info["token_rewards"]
 
 
+# Correct apps written otherwise than the gold (red-team findings of false fails).
+OTHERWISE = {
+    # disabled with an attribute value, as a user and :disabled see it alike
+    "counter-01": [
+        (
+            f'document.getElementById("{b}").disabled = value {op} {lim};',
+            f'const {b}B = document.getElementById("{b}");'
+            f' value {op} {lim} ? {b}B.setAttribute("disabled", "disabled") : {b}B.removeAttribute("disabled");',
+        )
+        for b, op, lim in (("dec", "<=", "MIN"), ("inc", ">=", "MAX"))
+    ],
+}
+
+
+@pytest.mark.parametrize("task_id", sorted(OTHERWISE))
+def test_a_correct_app_written_otherwise_than_the_gold_earns_full_reward(env, task_id):
+    env.reset(options={"task_id": task_id})
+    app = env.tasks.get(task_id)["gold"]
+    for old, new in OTHERWISE[task_id]:
+        assert old in app
+        app = app.replace(old, new)
+    _, reward, _, _, info = env.step(f"```html\n{app}\n```")
+    assert reward == 1.0, info["feedback"]
+
+
 @pytest.mark.parametrize("task_id", BROKEN_SAMPLE)
 def test_each_broken_app_fails_exactly_the_items_it_breaks(env, task_id):
     env.reset(options={"task_id": task_id})
