@@ -152,6 +152,25 @@ def test_a_correct_app_written_otherwise_than_the_gold_earns_full_reward(env, ta
     assert reward == 1.0, info["feedback"]
 
 
+def test_an_app_that_keeps_its_list_only_for_the_tab_does_not_persist_it(env):
+    # It restores from sessionStorage (gone with the tab) and writes a copy to localStorage it
+    # never reads: a new visit starts empty, so "persist" fails and the rest passes.
+    env.reset(options={"task_id": "todo-01"})
+    app = env.tasks.get("todo-01")["gold"]
+    for old, new in (
+        ('JSON.parse(localStorage.getItem(KEY) || "[]")', 'JSON.parse(sessionStorage.getItem(KEY) || "[]")'),
+        (
+            "localStorage.setItem(KEY, JSON.stringify(entries));",
+            "sessionStorage.setItem(KEY, JSON.stringify(entries));"
+            ' localStorage.setItem("log", JSON.stringify(entries));',
+        ),
+    ):
+        assert old in app
+        app = app.replace(old, new)
+    _, reward, _, _, info = env.step(f"```html\n{app}\n```")
+    assert failed_items(info) == ["persist"], info["feedback"]
+
+
 @pytest.mark.parametrize("task_id", BROKEN_SAMPLE)
 def test_each_broken_app_fails_exactly_the_items_it_breaks(env, task_id):
     env.reset(options={"task_id": task_id})

@@ -10,6 +10,7 @@ A flow is a list of steps, each a dict with one key naming what it does::
     {"select": "#unit", "value": "km"}    {"hover": "#tip"}
     {"drag": "#row-1", "to": "#row-3"}    {"draw": "#pad", "points": [[.2, .2], [.8, .8]]}
     {"reload": true}                      {"advance": 3000}    # fake clock, milliseconds
+    # reload: the app opened again as a new visit (the tab's sessionStorage starts empty)
     {"snap": "#pad", "as": "blank"}       # element screenshot kept for later comparison
     {"expect": KIND, "sel": "...", ...}   # see below
 
@@ -49,6 +50,7 @@ import io
 import re
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from .dom import Dom
 
@@ -86,6 +88,8 @@ EXPECTS = (
     "pixel",
 )
 PIXEL_EXPECTS = ("changed", "unchanged")
+#: A ``reload`` step opens the app again as a new visit (see ``session.WIPE_INIT``).
+REOPEN_PARAM = "__codegym_reopen"
 # Which DOM events an action can trigger: handlers of these types are credited to the item.
 EVENTS_OF = {
     "click": ("click", "mousedown", "mouseup", "pointerdown", "pointerup", "change", "input", "submit"),
@@ -363,7 +367,9 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState, dom: Dom 
         elif kind == "reload":
             if dom is not None:
                 dom.forget()
-            await page.reload(wait_until="load", timeout=8000)
+            url = urlsplit(page.url)
+            query = "&".join(q for q in (url.query, f"{REOPEN_PARAM}=1") if q)
+            await page.goto(urlunsplit(url._replace(query=query)), wait_until="load", timeout=8000)
         elif kind == "advance":
             try:
                 await page.clock.run_for(int(step["advance"]))

@@ -21,7 +21,7 @@ from typing import Any
 from codegym.errors import InfraError
 
 from .dom import Dom
-from .flows import uncaught
+from .flows import REOPEN_PARAM, uncaught
 from .server import StaticServer
 
 CLOSE_TIMEOUT_S = 5.0
@@ -113,12 +113,18 @@ FRESH_PARAM = "__codegym_fresh"
 # a later item from the untouched probe's load: in every document, frames included, it starts
 # from 0 when the page first reads it (as a real browser's does at each navigation). The tab's
 # history is reset before each item (its length would tell an app how many items ran before).
+# A ``reload`` step opens the app again as a new visit would (flows.REOPEN_PARAM): the tab's
+# sessionStorage and name start empty, what the app keeps in localStorage, IndexedDB or
+# cookies stays (an app that keeps its state only for the tab does not persist it).
 WIPE_INIT = (
     f"(() => {{ try {{ const u = new URL(location.href); if (u.searchParams.has('{FRESH_PARAM}')) {{"
     " sessionStorage.clear(); localStorage.clear(); window.name = '';"
     " for (const c of document.cookie.split(';')) { const name = c.split('=')[0].trim();"
     " if (name) document.cookie = name + '=; Max-Age=0; path=/'; }"
     f" u.searchParams.delete('{FRESH_PARAM}');"
+    " history.replaceState(history.state, '', u.pathname + u.search + u.hash); } } catch (e) {}"
+    f" try {{ const u = new URL(location.href); if (u.searchParams.has('{REOPEN_PARAM}')) {{"
+    f" sessionStorage.clear(); window.name = ''; u.searchParams.delete('{REOPEN_PARAM}');"
     " history.replaceState(history.state, '', u.pathname + u.search + u.hash); } } catch (e) {}"
     # The fake clock's performance time runs on across the context's loads: in every document
     # (frames too) start it again at the first read (the clock's own log, in init scripts after
