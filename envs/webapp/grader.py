@@ -454,7 +454,7 @@ async def grade_in_browser(
             initial.set_result(found)  # items in the other lanes may finish now
             hold = asyncio.ensure_future(hold_clock(first, items))
             pixels = PixelWatch(first, items)
-            pixels.start()
+            await pixels.start()
 
         load = await load_check(first, origin, react, probe)
         if load["hung"]:
@@ -470,7 +470,7 @@ async def grade_in_browser(
                     await _no_transition_later(first.page, items[i]["flow"], results[i], screenshots)
     finally:
         if pixels is not None:
-            pixels.stop()
+            pixels.cancel()
         if hold is not None:
             hold.cancel()
             await asyncio.gather(hold, return_exceptions=True)

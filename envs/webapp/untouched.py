@@ -188,7 +188,7 @@ async def recheck_untouched(
     """
     passing = [i for i, r in enumerate(results) if r is not None and r["passed"] and acts(items[i]["flow"])]
     specs = acting_specs([items[i] for i in passing])
-    pixels.stop()
+    await pixels.stop()
     if not specs and not pixels.sels:
         return []
     loop = asyncio.get_running_loop()
@@ -239,15 +239,17 @@ async def recheck_untouched(
 
 
 PIXEL_WATCH_S = 0.1
+MIN_LOOKS = 3  # (a fast grading still sees a change that takes a few tenths of a second)
 
 
 class PixelWatch:
     """Whether the elements that pixel expectations look at change on the untouched page by themselves.
 
     Each is shot once the page is loaded, then every ``PIXEL_WATCH_S`` until every item has
-    run, and at every later read: one that differs from its first shot (as much as the least
-    its expectations call a change) has ``moved``, and a change there is no transition.
-    Shots are taken as the page is, no animation stopped (the page must stay untouched).
+    run (``MIN_LOOKS`` times at least), and at every later read: one that differs from its
+    first shot (as much as the least its expectations call a change) has ``moved``, and a
+    change there is no transition. Shots are taken as the page is, no animation stopped (the
+    page must stay untouched).
     """
 
     def __init__(self, sess: Session, items: list[dict[str, Any]]) -> None:
@@ -261,20 +263,40 @@ class PixelWatch:
         self.sels = list(self.threshold)
         self.first: dict[str, bytes | None] = {}
         self.moved: set[str] = set()
+        self.looks = 0
         self._task: asyncio.Task[None] | None = None
 
-    def start(self) -> None:
-        """Take the first shots and watch (nothing to do without pixel expectations)."""
+    async def start(self) -> None:
+        """Take the first shots, then watch (nothing to do without pixel expectations)."""
+        try:
+            for sel in self.sels:
+                self.first[sel] = await self._shot(sel)
+        except Exception:  # noqa: BLE001 - a page that stops answering: the recheck says so
+            return
         if self.sels:
             self._task = asyncio.ensure_future(self._watch())
 
-    def stop(self) -> None:
-        """Stop watching (every item has run): from here on only :meth:`look` shoots."""
+    def cancel(self) -> None:
+        """Stop the watch."""
         if self._task is not None:
             self._task.cancel()
 
+    async def stop(self) -> None:
+        """Stop watching (every item has run), once it has looked ``MIN_LOOKS`` times.
+
+        From here on only :meth:`look` shoots.
+        """
+        self.cancel()
+        try:
+            while self.first and self.looks < MIN_LOOKS and len(self.moved) < len(self.sels):
+                await asyncio.sleep(PIXEL_WATCH_S)
+                await self.look()
+        except Exception:  # noqa: BLE001 - a page that stops answering: the recheck says so
+            return
+
     async def look(self) -> None:
         """Shoot each element that has not moved yet and compare with its first shot."""
+        self.looks += 1
         for sel in self.sels:
             if sel in self.moved or sel not in self.first:
                 continue
@@ -286,8 +308,6 @@ class PixelWatch:
 
     async def _watch(self) -> None:
         try:
-            for sel in self.sels:
-                self.first[sel] = await self._shot(sel)
             while True:
                 await asyncio.sleep(PIXEL_WATCH_S)
                 await self.look()
