@@ -10,6 +10,7 @@ import subprocess
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 from codegym.envs.webapp import BrowserPool, WebAppEnv, grader, pool, session
@@ -544,12 +545,16 @@ def test_pool_survives_playwrights_driver_dying():
         e = WebAppEnv(tasks=[TASK], pool=pool)
         assert grade(e, GOLD)[0] == 1.0
         first = driver()
+        (browser,) = pool.browser_pids()
+        with open(f"/proc/{browser}/cmdline", "rb") as cmdline:
+            (profile,) = [a[16:].decode() for a in cmdline.read().split(b"\0") if a.startswith(b"--user-data-dir=")]
         os.kill(first, signal.SIGKILL)
         reward, info = grade(e, GOLD)
         assert reward == 1.0, info
         assert pool.launches == 2 and driver() != first
     finally:
         pool.close()
+    assert not Path(profile).exists()  # the dead driver's temporary profile is removed too
 
 
 def test_console_messages_stay_out_of_the_browsers_stderr():

@@ -175,6 +175,7 @@ class BrowserPool:
         # pids of the browser, Playwright's driver (its parent) and the GPU process (0: unknown,
         # -1: it crashed), read from /proc once: a scan of every process costs milliseconds
         self._browser_pid = self._driver = self._gpu = 0
+        self._profile: str | None = None  # the browser's profile directory (Playwright's temporary one)
         self._suspect = False
         self._lock = threading.Lock()
         # Gradings from several threads share the loop: one launch (or restart) at a time.
@@ -467,6 +468,7 @@ class BrowserPool:
                 # Playwright's driver itself may have died with the old browser: a new one
                 await self._stop_playwright()
         self._browser_pid = next(iter(self.browser_pids()), 0)
+        self._profile = _switch(self._browser_pid, "user-data-dir")
         self._driver, self._gpu = _parent(self._browser_pid), 0
         from .session import mark_pooled  # a long-lived browser: worth contexts opened ahead
 
@@ -488,6 +490,18 @@ class BrowserPool:
         except Exception:  # noqa: BLE001 - a hung or dead browser: kill it by pid
             pass
         self.kill_browser()
+        await self._remove_profile()
+
+    async def _remove_profile(self) -> None:
+        """Remove the stopped browser's profile directory, which its driver removes unless it died."""
+        profile, self._profile = self._profile, None
+        if profile is None or not Path(profile).name.startswith("playwright_chromiumdev_profile-"):
+            return
+        for _ in range(40):  # (the killed processes may still be exiting)
+            if not self.browser_pids():
+                break
+            await asyncio.sleep(0.05)
+        shutil.rmtree(profile, ignore_errors=True)
 
     async def _shutdown(self) -> None:
         await self._stop_browser()
