@@ -152,6 +152,23 @@ def test_a_correct_app_written_otherwise_than_the_gold_earns_full_reward(env, ta
     assert reward == 1.0, info["feedback"]
 
 
+@pytest.mark.parametrize(
+    ("task_id", "style", "fails"),
+    [
+        ("form-01", "[id$='-error'], #result { display: none !important; }", "all"),
+        ("modal-01", "#overlay.open { opacity: 0 !important; }", ["backdrop", "cancel", "escape", "opens"]),
+        ("modal-01", "#overlay.open { transform: translateX(-5000px); }", "all"),
+    ],
+    ids=["form-messages-not-displayed", "modal-transparent", "modal-off-the-page"],
+)
+def test_what_the_user_cannot_see_is_not_shown(env, task_id, style, fails):
+    env.reset(options={"task_id": task_id})
+    app = env.tasks.get(task_id)["gold"].replace("</head>", f"<style>{style}</style></head>")
+    _, reward, _, _, info = env.step(f"```html\n{app}\n```")
+    every = sorted(it["id"] for it in info["verdict"]["items"])
+    assert failed_items(info) == (every if fails == "all" else fails), info["feedback"]
+
+
 def test_an_app_that_keeps_its_list_only_for_the_tab_does_not_persist_it(env):
     # It restores from sessionStorage (gone with the tab) and writes a copy to localStorage it
     # never reads: a new visit starts empty, so "persist" fails and the rest passes.

@@ -33,6 +33,16 @@ from typing import Any
 WORLD = "codegym-grader"
 CALL_TIMEOUT_S = 2.0
 
+# Whether a user can see an element Playwright counts as visible: not faded out (opacity 0 on
+# it or an ancestor, shadow hosts included), nor placed wholly before the page's top or left
+# edge, where no scrolling reaches it.
+SEEN_JS = """(e) => {
+    for (let n = e; n; n = n.parentElement || (n.getRootNode() instanceof ShadowRoot ? n.getRootNode().host : null))
+      if (getComputedStyle(n).opacity === '0') return false;
+    const r = e.getBoundingClientRect();
+    return r.right + scrollX > 0 && r.bottom + scrollY > 0;
+  }"""
+
 AGENT_JS = r"""
 (() => {
   const XHTML = 'http://www.w3.org/1999/xhtml';
@@ -49,6 +59,8 @@ AGENT_JS = r"""
     try { found = document.querySelectorAll(sel); } catch (e) { return null; }
     return hasOpenShadowRoot() ? null : found;
   };
+  // What a user can see of an element Playwright counts as visible (the Python side's SEEN_JS).
+  const seen = __SEEN__;
   // playwright-core injectedScript: computeBox / isElementVisible
   const isVisible = (e) => {
     const style = getComputedStyle(e);
@@ -98,7 +110,7 @@ AGENT_JS = r"""
       if (kind === 'count') return {n, got: n};
       if (kind === 'texts') return [...found].every(isHtml) ? {n, got: [...found].map((x) => x.innerText)} : null;
       if (!n) return {n, got: null};
-      if (kind === 'visible' || kind === 'hidden') return {n, got: isVisible(e)};
+      if (kind === 'visible' || kind === 'hidden') return {n, got: isVisible(e) && seen(e)};
       if (kind === 'text') return isHtml(e) ? {n, got: e.innerText} : null;
       if (kind === 'attr') return {n, got: e.getAttribute(arg)};
       if (kind === 'value') return ['INPUT', 'TEXTAREA', 'SELECT'].includes(e.nodeName) ? {n, got: e.value} : null;
@@ -214,7 +226,7 @@ AGENT_JS = r"""
     },
   };
 })();
-"""
+""".replace("__SEEN__", SEEN_JS)
 
 
 class Dom:

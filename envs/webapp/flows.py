@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from .dom import Dom
+from .dom import SEEN_JS, Dom
 
 ACTIONS = (
     "click",
@@ -430,7 +430,7 @@ async def _read(page: Any, kind: str, sel: str, name: str | None) -> dict[str, A
         return {"n": 0, "got": None}
     el = locs.first
     if kind in ("visible", "hidden"):
-        got = await el.is_visible()
+        got = await el.is_visible() and await el.evaluate(SEEN_JS)
     elif kind in ("checked", "unchecked"):
         got = await el.is_checked(timeout=500)
     elif kind == "text":

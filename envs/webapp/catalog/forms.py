@@ -92,6 +92,10 @@ def signup(i: int) -> dict[str, Any]:
             steps.append({"fill": "#confirm", "value": good_pw})
         return steps + list(extra)
 
+    def shown(sel: str, **text: str) -> list[dict[str, Any]]:
+        """A message the user must see: its text, and the element visible."""
+        return [{"expect": "text", "sel": sel, **text}, {"expect": "visible", "sel": sel}]
+
     # Every rejection is checked against its acceptance (the same field fixed, submitted
     # again): an app that shows a message whatever the input must not pass.
     errors = [nid, "email", "password"] + (["confirm"] if confirm else [])
@@ -102,7 +106,7 @@ def signup(i: int) -> dict[str, Any]:
             f"Submitting without a {nlabel.lower()} shows '{nlabel} is required' in #{nid}-error; "
             "with one, the message is gone.",
             {"click": "#submit"},
-            {"expect": "text", "sel": f"#{nid}-error", "equals": f"{nlabel} is required"},
+            *shown(f"#{nid}-error", equals=f"{nlabel} is required"),
             {"fill": f"#{nid}", "value": name},
             {"click": "#submit"},
             {"expect": "text", "sel": f"#{nid}-error", "equals": ""},
@@ -111,7 +115,7 @@ def signup(i: int) -> dict[str, Any]:
             "email",
             "An address without a domain (e.g. 'ada@') is rejected with a message in #email-error.",
             *valid({"fill": "#email", "value": "ada@"}, {"click": "#submit"}),
-            {"expect": "text", "sel": "#email-error", "equals": "Enter a valid email address"},
+            *shown("#email-error", equals="Enter a valid email address"),
             {"expect": "text", "sel": "#result", "equals": ""},
         ),
         item(
@@ -119,7 +123,7 @@ def signup(i: int) -> dict[str, Any]:
             f"A password shorter than {minlen} characters is rejected in #password-error; one of exactly "
             f"{minlen} is accepted.",
             *valid({"fill": "#password", "value": "x" * (minlen - 1)}, {"click": "#submit"}),
-            {"expect": "text", "sel": "#password-error", "equals": f"Password must be at least {minlen} characters"},
+            *shown("#password-error", equals=f"Password must be at least {minlen} characters"),
             {"fill": "#password", "value": exact_pw},
             *([{"fill": "#confirm", "value": exact_pw}] if confirm else []),
             {"click": "#submit"},
@@ -129,14 +133,14 @@ def signup(i: int) -> dict[str, Any]:
             "success",
             "A valid form shows 'Welcome, <name>!' in #result and no error message.",
             *valid({"click": "#submit"}),
-            {"expect": "text", "sel": "#result", "equals": f"Welcome, {name}!"},
+            *shown("#result", equals=f"Welcome, {name}!"),
             *({"expect": "text", "sel": f"#{e}-error", "equals": ""} for e in errors),
         ),
         item(
             "clears",
             "Fixing a field and submitting again clears its error message.",
             *valid({"fill": "#email", "value": "nope"}, {"click": "#submit"}),
-            {"expect": "text", "sel": "#email-error", "contains": "valid email"},
+            *shown("#email-error", contains="valid email"),
             {"fill": "#email", "value": "ok@example.com"},
             {"click": "#submit"},
             {"expect": "text", "sel": "#email-error", "equals": ""},
@@ -149,7 +153,7 @@ def signup(i: int) -> dict[str, Any]:
                 "A confirmation that differs from the password shows 'Passwords do not match'; a matching one "
                 "clears it.",
                 *valid({"fill": "#confirm", "value": good_pw + "!"}, {"click": "#submit"}),
-                {"expect": "text", "sel": "#confirm-error", "equals": "Passwords do not match"},
+                *shown("#confirm-error", equals="Passwords do not match"),
                 {"fill": "#confirm", "value": good_pw},
                 {"click": "#submit"},
                 {"expect": "text", "sel": "#confirm-error", "equals": ""},
