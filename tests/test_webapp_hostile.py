@@ -276,17 +276,6 @@ def test_opening_a_blob_document_the_app_made_is_no_navigation_away(env):
     assert info["audit"]["flags"] == [] and info["verdict"]["containment"]["navigated_away"] == []
 
 
-def test_huge_dom_is_flagged(env):
-    script = (
-        "const f = document.createDocumentFragment();"
-        "for (let i = 0; i < 60000; i++) f.appendChild(document.createElement('i'));"
-        "document.body.appendChild(f);"
-    )
-    reward, info = grade(env, working_app_plus(script))
-    assert "huge_dom" in info["audit"]["flags"] and info["reward_components"]["runtime"] == 0.0
-    gold_still_works(env)
-
-
 def test_huge_dom_built_by_a_click_is_flagged(env):
     script = (
         "document.getElementById('b').addEventListener('click', () => { const f = document.createDocumentFragment();"
@@ -298,7 +287,10 @@ def test_huge_dom_built_by_a_click_is_flagged(env):
     gold_still_works(env)
 
 
-HIDDEN_DOMS = {
+HUGE_DOMS = {
+    "document": "const f = document.createDocumentFragment();"
+    " for (let i = 0; i < 60000; i++) f.appendChild(document.createElement('i')); document.body.appendChild(f);",
+    # where a walk of the document does not reach
     "closed shadow root": "const r = document.body.appendChild(document.createElement('div'))"
     ".attachShadow({mode: 'closed'}); for (let i = 0; i < 60000; i++) r.appendChild(document.createElement('i'));",
     "frame": "const f = document.createElement('iframe'); f.srcdoc = '<body>' + '<i></i>'.repeat(60000);"
@@ -307,10 +299,11 @@ HIDDEN_DOMS = {
 }
 
 
-@pytest.mark.parametrize("where", sorted(HIDDEN_DOMS))
-def test_a_huge_dom_a_walk_of_the_document_cannot_see_is_flagged(env, where):
-    reward, info = grade(env, working_app_plus(HIDDEN_DOMS[where]))
+@pytest.mark.parametrize("where", sorted(HUGE_DOMS))
+def test_huge_dom_is_flagged(env, where):
+    reward, info = grade(env, working_app_plus(HUGE_DOMS[where]))
     assert "huge_dom" in info["audit"]["flags"] and info["reward_components"]["runtime"] == 0.0, info["verdict"]["load"]
+    gold_still_works(env)
 
 
 def test_an_app_that_replaces_a_big_table_often_is_not_a_huge_dom(env):
