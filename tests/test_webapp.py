@@ -484,11 +484,12 @@ def test_a_page_that_shows_the_final_state_only_where_time_runs_at_real_pace_is_
     assert all("no transition" in it["reason"] for it in info["verdict"]["items"])
 
 
-@pytest.mark.parametrize("period_ms", [100, 350])
-def test_a_canvas_that_changes_by_itself_shows_no_transition_in_its_pixels(period_ms):
+@pytest.mark.parametrize(("period_ms", "top_px"), [(100, 0), (350, 0), (100, 700)], ids=["fast", "slow", "below-fold"])
+def test_a_canvas_that_changes_by_itself_shows_no_transition_in_its_pixels(period_ms, top_px):
     # Nothing draws or clears: a square in the corner blinks on its own. Polling finds a frame
     # that differs from the flow's snap, and one that matches it.
-    app = f"""<canvas id="pad" width="200" height="120"></canvas><button id="clear">clear</button><script>
+    app = f"""<canvas id="pad" width="200" height="120" style="margin-top: {top_px}px"></canvas>
+      <button id="clear">clear</button><script>
       const ctx = document.getElementById("pad").getContext("2d"); let on = false;
       ctx.fillStyle = "#fff"; ctx.fillRect(0, 0, 200, 120);
       setInterval(() => {{ on = !on; ctx.fillStyle = on ? "#000" : "#fff"; ctx.fillRect(0, 0, 24, 24); }}, {period_ms});
@@ -503,6 +504,33 @@ def test_a_canvas_that_changes_by_itself_shows_no_transition_in_its_pixels(perio
     ]
     reward, info = grade_app(app, rubric)
     assert [it["passed"] for it in info["verdict"]["items"]] == [False, False], info["feedback"]
+
+
+def test_a_canvas_that_changes_by_itself_after_an_items_span_fails_no_item():
+    # The pad paints a badge by itself at 5 s: past "draws"' span, though within "timer"'s.
+    app = """<canvas id="pad" width="200" height="120"></canvas><p id="t">0</p><button id="go">go</button><script>
+      const c = document.getElementById("pad"), ctx = c.getContext("2d"); let down = false;
+      ctx.fillStyle = "#fff"; ctx.fillRect(0, 0, 200, 120);
+      c.addEventListener("pointerdown", (e) => { down = true; ctx.beginPath(); ctx.moveTo(e.offsetX, e.offsetY); });
+      c.addEventListener("pointermove", (e) => { if (down) { ctx.lineTo(e.offsetX, e.offsetY); ctx.stroke(); } });
+      c.addEventListener("pointerup", () => { down = false; });
+      setTimeout(() => { ctx.fillStyle = "#f00"; ctx.fillRect(150, 80, 50, 40); }, 5000);
+      document.getElementById("go").onclick = () => setTimeout(() => { t.textContent = "done"; }, 6000);</script>"""
+    draw = [{"snap": "#pad", "as": "blank"}, {"draw": "#pad", "points": [[0.1, 0.3], [0.5, 0.3]]}]
+    rubric = [
+        {
+            "id": "draws",
+            "text": "dragging draws",
+            "flow": [*draw, {"expect": "changed", "sel": "#pad", "since": "blank"}],
+        },
+        {
+            "id": "timer",
+            "text": "go: done after 6 s",
+            "flow": [{"click": "#go"}, {"advance": 6500}, {"expect": "text", "sel": "#t", "equals": "done"}],
+        },
+    ]
+    reward, info = grade_app(app, rubric)
+    assert reward == 1.0, info["feedback"]
 
 
 def test_what_the_app_does_by_itself_later_than_an_items_span_fails_no_item():

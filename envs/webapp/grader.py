@@ -447,14 +447,15 @@ async def grade_in_browser(
 
         async def probe() -> None:
             nonlocal hold, pixels
+            pixels = PixelWatch(first, items)  # (its first shots as early as the items' snaps)
             try:
-                found = await asyncio.wait_for(initial_state(first.page, items, first.dom), budget.item_s)
+                found, _ = await asyncio.wait_for(
+                    asyncio.gather(initial_state(first.page, items, first.dom), pixels.start()), budget.item_s
+                )
             except TimeoutError:
                 found = [{} for _ in items]  # no item can show a transition
             initial.set_result(found)  # items in the other lanes may finish now
             hold = asyncio.ensure_future(hold_clock(first, items))
-            pixels = PixelWatch(first, items)
-            await pixels.start()
 
         load = await load_check(first, origin, react, probe)
         if load["hung"]:

@@ -42,9 +42,14 @@ def idle_ms(flow: list[dict[str, Any]]) -> int:
 
     What it advances and waits, its longest expectation wait, and a second for its steps.
     """
-    moved = sum(int(s["advance"]) for s in flow if step_kind(s) == "advance")
     waited = sum(min(int(s["wait"]), 3000) for s in flow if step_kind(s) == "wait")
-    return 1000 + moved + waited + max((int(s.get("wait_ms", 1000)) for s in flow if s.get("expect")), default=0)
+    longest_wait = max((int(s.get("wait_ms", 1000)) for s in flow if s.get("expect")), default=0)
+    return 1000 + round(advanced_s(flow) * 1000) + waited + longest_wait
+
+
+def advanced_s(flow: list[dict[str, Any]]) -> float:
+    """Fake time (s) a flow's ``advance`` steps move its page's clock on."""
+    return sum(int(s["advance"]) for s in flow if step_kind(s) == "advance") / 1000
 
 
 async def initial_state(page: Any, items: list[dict[str, Any]], dom: Dom | None = None) -> list[dict[str, bool]]:
@@ -187,10 +192,11 @@ async def recheck_untouched(
     included) and read there. None when the page no longer answers.
     """
     passing = [i for i, r in enumerate(results) if r is not None and r["passed"] and acts(items[i]["flow"])]
+    if not passing:
+        pixels.cancel()
+        return []
     specs = acting_specs([items[i] for i in passing])
     await pixels.stop()
-    if not specs and not pixels.sels:
-        return []
     loop = asyncio.get_running_loop()
     slowest = max((results[i]["settled_s"] for i in passing), default=0.0)
     behind = slowest - (loop.time() - sess.loaded_at)
@@ -210,14 +216,19 @@ async def recheck_untouched(
         now = await asyncio.wait_for(
             read_expectations(sess.page, {k: specs[k] for i in due for k in seen[i]}, sess.dom), 3
         )
-        await pixels.look()
+        await pixels.look(fake_s)
         for i in due:
             seen[i] = {k: was or now[k] for k, was in seen[i].items()}
 
+    fake_s = min(loop.time() - sess.clock_set_at, pixels.paused_at)
     try:
         await read(passing)
         fake_s = await hold if hold.done() and not hold.cancelled() else await pause(sess)
-        spans = {i: idle_ms(items[i]["flow"]) / 1000 for i in passing}
+        # as long as the flow may take, or as far as the item's page ran (a slow flow ran further)
+        spans = {
+            i: max(idle_ms(items[i]["flow"]) / 1000, results[i]["settled_s"] + advanced_s(items[i]["flow"]))
+            for i in passing
+        }
         for span in sorted({s for s in spans.values() if s > fake_s}):
             try:
                 await asyncio.wait_for(sess.page.clock.run_for(round((span - fake_s) * 1000)), IDLE_TIMEOUT_S)
@@ -227,12 +238,14 @@ async def recheck_untouched(
                 pass
             fake_s = span
             await read([i for i, s in spans.items() if s == span])
-    except (TimeoutError, Stuck):
+    except Exception:  # noqa: BLE001 - timed out, stuck, or gone: the page no longer answers
         return None
     failed = []
     for i in passing:
         steps = items[i]["flow"]
-        moved = {_key(s): s["sel"] in pixels.moved for s in steps if s.get("expect") in PIXEL_EXPECTS}
+        moved = {
+            _key(s): pixels.moved.get(s["sel"], math.inf) <= spans[i] for s in steps if s.get("expect") in PIXEL_EXPECTS
+        }
         if not transition_seen(steps, {**seen[i], **moved}):
             failed.append(i)
     return failed
@@ -247,9 +260,9 @@ class PixelWatch:
 
     Each is shot once the page is loaded, then every ``PIXEL_WATCH_S`` until every item has
     run (``MIN_LOOKS`` times at least), and at every later read: one that differs from its
-    first shot (as much as the least its expectations call a change) has ``moved``, and a
-    change there is no transition. Shots are taken as the page is, no animation stopped (the
-    page must stay untouched).
+    first shot (as much as the least its expectations call a change) has ``moved`` at that
+    fake time, and a change there is no transition for an item whose span reaches it. Shots
+    are taken as the page is, no animation stopped (the page must stay untouched).
     """
 
     def __init__(self, sess: Session, items: list[dict[str, Any]]) -> None:
@@ -262,7 +275,10 @@ class PixelWatch:
                     self.threshold[s["sel"]] = min(t, self.threshold.get(s["sel"], t))
         self.sels = list(self.threshold)
         self.first: dict[str, bytes | None] = {}
-        self.moved: set[str] = set()
+        #: the fake time (s after load) at which each element was first seen changed
+        self.moved: dict[str, float] = {}
+        #: where hold_clock pauses the page's fake clock
+        self.paused_at = min((idle_ms(it["flow"]) for it in items if acts(it["flow"])), default=0) / 1000
         self.looks = 0
         self._task: asyncio.Task[None] | None = None
 
@@ -294,9 +310,15 @@ class PixelWatch:
         except Exception:  # noqa: BLE001 - a page that stops answering: the recheck says so
             return
 
-    async def look(self) -> None:
-        """Shoot each element that has not moved yet and compare with its first shot."""
+    async def look(self, fake_s: float | None = None) -> None:
+        """Shoot each element that has not moved yet and compare with its first shot.
+
+        ``fake_s``: the page's fake time (s after load); None: it runs in real time until
+        ``paused_at``.
+        """
         self.looks += 1
+        if fake_s is None:
+            fake_s = min(asyncio.get_running_loop().time() - self.sess.clock_set_at, self.paused_at)
         for sel in self.sels:
             if sel in self.moved or sel not in self.first:
                 continue
@@ -304,7 +326,7 @@ class PixelWatch:
             if (now is None) != (first is None) or (
                 now is not None and first is not None and pixel_difference(first, now) > self.threshold[sel]
             ):
-                self.moved.add(sel)
+                self.moved[sel] = fake_s
 
     async def _watch(self) -> None:
         try:
@@ -315,11 +337,26 @@ class PixelWatch:
             return
 
     async def _shot(self, sel: str) -> bytes | None:
-        if self.sess.dom is None:
-            return None
-        box = await self.sess.dom.call("box", sel)
+        """The element's pixels, wherever it is on the page (None: not visible)."""
+        box = None if self.sess.dom is None else await self.sess.dom.call("box", sel)
+        if box is None:  # (also where the isolated world leaves the selector to Playwright)
+            loc = self.sess.page.locator(sel)
+            box = await loc.first.bounding_box(timeout=1000) if await loc.count() else None
         if not box or box["width"] < 1 or box["height"] < 1:
             return None
-        clip = {"x": box["x"], "y": box["y"], "width": box["width"], "height": box["height"], "scale": 1}
-        shot = await asyncio.wait_for(self.sess.cdp.send("Page.captureScreenshot", {"format": "png", "clip": clip}), 3)
+        # (the box is in the viewport; a clip is in the page, which the app may have scrolled)
+        view = (await asyncio.wait_for(self.sess.cdp.send("Page.getLayoutMetrics"), 3))["cssVisualViewport"]
+        clip = {
+            "x": box["x"] + view["pageX"],
+            "y": box["y"] + view["pageY"],
+            "width": box["width"],
+            "height": box["height"],
+            "scale": 1,
+        }
+        shot = await asyncio.wait_for(
+            self.sess.cdp.send(
+                "Page.captureScreenshot", {"format": "png", "clip": clip, "captureBeyondViewport": True}
+            ),
+            3,
+        )
         return base64.b64decode(shot["data"])
