@@ -106,6 +106,11 @@ async def pause(sess: Session, at_s: float | None = None) -> float:
     raise AssertionError("unreachable")
 
 
+def hold_at_s(items: list[dict[str, Any]]) -> float:
+    """Where :func:`hold_clock` pauses the untouched page's clock: the shortest acting item's span (s)."""
+    return min((idle_ms(it["flow"]) for it in items if acts(it["flow"])), default=0) / 1000
+
+
 async def hold_clock(sess: Session, items: list[dict[str, Any]]) -> float:
     """Pause the untouched page's fake clock when it reaches the shortest acting item's span.
 
@@ -114,8 +119,7 @@ async def hold_clock(sess: Session, items: list[dict[str, Any]]) -> float:
     time); past that span what the page does by itself (a banner that hides itself later)
     must not fail that item. Returns where it paused.
     """
-    spans = [idle_ms(it["flow"]) for it in items if acts(it["flow"])]
-    at = min(spans, default=0) / 1000
+    at = hold_at_s(items)
     await asyncio.sleep(max(0.0, sess.clock_set_at + at - asyncio.get_running_loop().time()))
     return await pause(sess, at)
 
@@ -212,7 +216,7 @@ async def recheck_untouched(
     hold.cancel()
     seen = {i: dict(held[i]) for i in passing}
 
-    async def read(due: list[int]) -> None:
+    async def read(due: list[int], fake_s: float | None = None) -> None:
         now = await asyncio.wait_for(
             read_expectations(sess.page, {k: specs[k] for i in due for k in seen[i]}, sess.dom), 3
         )
@@ -220,9 +224,8 @@ async def recheck_untouched(
         for i in due:
             seen[i] = {k: was or now[k] for k, was in seen[i].items()}
 
-    fake_s = min(loop.time() - sess.clock_set_at, pixels.paused_at)
     try:
-        await read(passing)
+        await read(passing)  # (the page's clock still runs in real time, or paused where hold_clock put it)
         fake_s = await hold if hold.done() and not hold.cancelled() else await pause(sess)
         # as long as the flow may take, or as far as the item's page ran (a slow flow ran further)
         spans = {
@@ -237,7 +240,7 @@ async def recheck_untouched(
             except Exception:  # noqa: BLE001 - a timer threw (Playwright re-raises it); the others ran
                 pass
             fake_s = span
-            await read([i for i, s in spans.items() if s == span])
+            await read([i for i, s in spans.items() if s == span], fake_s)
     except Exception:  # noqa: BLE001 - timed out, stuck, or gone: the page no longer answers
         return None
     failed = []
@@ -277,8 +280,7 @@ class PixelWatch:
         self.first: dict[str, bytes | None] = {}
         #: the fake time (s after load) at which each element was first seen changed
         self.moved: dict[str, float] = {}
-        #: where hold_clock pauses the page's fake clock
-        self.paused_at = min((idle_ms(it["flow"]) for it in items if acts(it["flow"])), default=0) / 1000
+        self.paused_at = hold_at_s(items)
         self.looks = 0
         self._task: asyncio.Task[None] | None = None
 
