@@ -50,6 +50,7 @@ def env():
 def grade(env, html):
     env.reset(options={"task_id": "click"})
     _, reward, _, _, info = env.step(f"```html\n{html}\n```")
+    assert "infra_error" not in info, info["infra_error"]  # a hostile app is graded, not an outage
     return reward, info
 
 
@@ -127,11 +128,38 @@ def test_alert_storm_is_dismissed_and_flagged(env):
     gold_still_works(env)
 
 
-def test_window_open_loop_is_closed_and_flagged(env):
-    # The loop must fire within a page's life: a graded page can now close after ~50 ms.
-    reward, info = grade(env, working_app_plus("window.open('/'); setInterval(() => window.open('/'), 10);"))
-    assert "popup" in info["audit"]["flags"] and info["verdict"]["containment"]["popups"] > 0
+WINDOW_OPENERS = {
+    # each window would load the app, which opens more: on 2 cores under load such a grading
+    # took 30-47 s when the windows opened, and once overran the pool's limit (an infra error)
+    "window.open loop": "window.open('/'); setInterval(() => window.open('/'), 10);",
+    "frame": "const f = document.createElement('iframe'); f.srcdoc = '<body onload=open(`/`)>';"
+    " document.body.appendChild(f);",
+    "link with a target, on the click": "const a = document.body.appendChild(document.createElement('a'));"
+    " a.href = '/'; a.target = '_blank'; document.getElementById('b').addEventListener('click', () => a.click());",
+    "form with a target": "const f = document.body.appendChild(document.createElement('form'));"
+    " f.action = '/'; f.target = 'w'; f.submit();",
+}
+
+
+@pytest.mark.parametrize("how", sorted(WINDOW_OPENERS))
+def test_a_window_the_app_opens_is_flagged(env, how):
+    reward, info = grade(env, working_app_plus(WINDOW_OPENERS[how]))
+    assert info["audit"]["flags"] == ["popup"] and info["verdict"]["containment"]["popups"] > 0, info["verdict"]
     assert info["audit"]["audit_reward"] == 0.0
+
+
+@pytest.mark.skipif(not Path(pool.FULL_BROWSER).exists(), reason="Debian's chromium is not installed")
+def test_the_full_browser_closes_the_windows_an_app_opens_and_flags_them():
+    # It ignores the switch that makes the headless shell open none (pool.LAUNCH_ARGS).
+    p = BrowserPool(executable=pool.FULL_BROWSER)
+    e = WebAppEnv(tasks=[TASK], pool=p)
+    try:
+        e.reset()
+        _, reward, _, _, info = e.step(f"```html\n{working_app_plus(WINDOW_OPENERS['window.open loop'])}\n```")
+        assert "popup" in info["audit"]["flags"] and "infra_error" not in info, info["verdict"]
+    finally:
+        e.close()
+        p.close()
 
 
 def test_fetch_to_outside_and_to_other_localhost_ports_is_blocked_and_flagged(env, bystander):

@@ -3,7 +3,7 @@
 A :class:`Session` is one fresh browser context with one page, for the app at one origin:
 requests that leave the origin are blocked and recorded (and the context's proxy settings
 send them to a dead proxy, loopback included), WebSockets are mocked, dialogs dismissed and
-counted, popups closed, downloads cancelled, the fake clock installed (every fresh load
+counted, windows the app opens blocked and counted, downloads cancelled, the fake clock installed (every fresh load
 starts it at ``FIXED_TIME``); :class:`Watch` keeps what the app did. A pooled browser
 keeps a :class:`Spare` for the next grading (its static server and its contexts, opened
 while the current grading runs), see ``grader.grade_in_browser``.
@@ -25,6 +25,7 @@ from .flows import REOPEN_PARAM, uncaught
 from .server import StaticServer
 
 CLOSE_TIMEOUT_S = 5.0
+POPUPS_COUNTED = 20  # a context counts the windows its pages try to open up to here (about)
 # Fake clocks start here on every fresh load, for determinism. A datetime, because a number
 # means seconds to Playwright for Python (milliseconds in JavaScript).
 FIXED_TIME = datetime(2026, 1, 1, tzinfo=UTC)
@@ -65,7 +66,7 @@ class Watch:
     #: limit is per page load: a rubric with more items must not make an app a storm)
     load_dialogs: int = 0
     peak_dialogs: int = 0
-    popups: int = 0
+    popups: int = 0  # windows its pages asked for (window.open, a link or form with a target), to ~POPUPS_COUNTED
     downloads: int = 0
     navigated_away: list[str] = field(default_factory=list)
     crashed: bool = False
@@ -220,8 +221,7 @@ async def _equip(ctx: Any, watch: Watch, origin: str, credit: bool, budget: Budg
     await ctx.add_init_script(WIPE_INIT)
     page = await ctx.new_page()
 
-    def on_popup(p: Any) -> None:
-        watch.popups += 1
+    def on_popup(p: Any) -> None:  # (the full browser opens them: pool.LAUNCH_ARGS)
         asyncio.ensure_future(_quiet(p.close()))
 
     def on_dialog(d: Any) -> None:
@@ -280,6 +280,15 @@ async def _equip(ctx: Any, watch: Watch, origin: str, credit: bool, budget: Budg
     page.set_default_timeout(3000)
     page.set_default_navigation_timeout(budget.load_s * 1000)
     cdp = await ctx.new_cdp_session(page)
+
+    def on_window_open(_: Any) -> None:
+        watch.popups += 1
+        if watch.popups == POPUPS_COUNTED:  # enough to flag; an app calling in a loop floods no one
+            asyncio.ensure_future(_quiet(cdp.send("Page.disable")))
+
+    # DevTools tells of every window the page asks for, opened or blocked, from any of its frames.
+    cdp.on("Page.windowOpen", on_window_open)
+    await cdp.send("Page.enable")
     await cdp.send("Storage.overrideQuotaForOrigin", {"origin": origin, "quotaSize": QUOTA_BYTES})
     return Session(ctx, page, watch, budget, cdp, credit, dom=Dom(cdp))
 
