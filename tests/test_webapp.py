@@ -506,6 +506,25 @@ def test_a_canvas_that_changes_by_itself_shows_no_transition_in_its_pixels(perio
     assert [it["passed"] for it in info["verdict"]["items"]] == [False, False], info["feedback"]
 
 
+def test_watching_the_untouched_pad_does_not_resize_it():
+    # A pad that toggles a mark on every window resize. A shot beyond the viewport lays the
+    # page out at its full size (a resize event): the watch shot the pad in view that way,
+    # the mark looked like a change by itself, and this correct pad failed both items.
+    app = """<canvas id="pad" width="200" height="120"></canvas><div style="height: 2000px"></div><script>
+      const c = document.getElementById("pad"), ctx = c.getContext("2d"); let down = false;
+      ctx.fillStyle = "#fff"; ctx.fillRect(0, 0, 200, 120);
+      let resized = 0;  // (a square in its corner turns red, then white, at each resize)
+      addEventListener("resize", () => { ctx.fillStyle = ++resized % 2 ? "#f00" : "#fff"; ctx.fillRect(0, 0, 9, 9); });
+      c.addEventListener("pointerdown", (e) => { down = true; ctx.beginPath(); ctx.moveTo(e.offsetX, e.offsetY); });
+      c.addEventListener("pointermove", (e) => { if (down) { ctx.lineTo(e.offsetX, e.offsetY); ctx.stroke(); } });
+      c.addEventListener("pointerup", () => { down = false; });</script>"""
+    draw = [{"snap": "#pad", "as": "blank"}, {"draw": "#pad", "points": [[0.3, 0.6], [0.9, 0.6]]}]
+    changed = {"expect": "changed", "sel": "#pad", "since": "blank"}
+    rubric = [{"id": f"draws-{k}", "text": "dragging draws", "flow": [*draw, changed]} for k in range(2)]
+    reward, info = grade_app(app, rubric)
+    assert reward == 1.0, info["feedback"]
+
+
 def test_a_canvas_that_changes_by_itself_after_an_items_span_fails_no_item():
     # The pad paints a badge by itself at 5 s: past "draws"' span, though within "timer"'s.
     app = """<canvas id="pad" width="200" height="120"></canvas><p id="t">0</p><button id="go">go</button><script>

@@ -160,6 +160,17 @@ AGENT_JS = r"""
       const r = found[0].getBoundingClientRect();
       return {x: r.x, y: r.y, width: r.width, height: r.height};
     },
+    // The first match's enclosing whole-pixel box in document coordinates, and whether all of
+    // it is in view (a shot of what is not has to capture beyond the viewport).
+    pageBox(sel) {
+      const found = matches(sel);
+      if (!found || !found.length || !isVisible(found[0])) return null;
+      const r = found[0].getBoundingClientRect();
+      const x = r.x + scrollX, y = r.y + scrollY;
+      const x0 = Math.floor(x + 1e-3), y0 = Math.floor(y + 1e-3);
+      const width = Math.ceil(x + r.width - 1e-3) - x0, height = Math.ceil(y + r.height - 1e-3) - y0;
+      return {x: x0, y: y0, width, height, inView: inView(found[0], r)};
+    },
     // playwright-core injectedScript.fill + selectText for text inputs and text areas that
     // are visible, enabled and editable right now: the text to type next (none: press Delete).
     selectForFill(sel, value) {

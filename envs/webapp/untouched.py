@@ -339,26 +339,41 @@ class PixelWatch:
             return
 
     async def _shot(self, sel: str) -> bytes | None:
-        """The element's pixels, wherever it is on the page (None: not visible)."""
-        box = None if self.sess.dom is None else await self.sess.dom.call("box", sel)
+        """The element's pixels, wherever it is on the page (None: not visible).
+
+        Only an element not wholly in view is shot beyond the viewport: Chromium then lays the
+        page out again at its full size, and on a busy machine such a shot of an element in
+        view came out shifted by a pixel, or from the page's top corner.
+        """
+        box = None if self.sess.dom is None else await self.sess.dom.call("pageBox", sel)
         if box is None:  # (also where the isolated world leaves the selector to Playwright)
             loc = self.sess.page.locator(sel)
-            box = await loc.first.bounding_box(timeout=1000) if await loc.count() else None
+            view_box = await loc.first.bounding_box(timeout=1000) if await loc.count() else None
+            box = view_box and await self._in_page(view_box)
         if not box or box["width"] < 1 or box["height"] < 1:
             return None
-        # (the box is in the viewport; a clip is in the page, which the app may have scrolled)
-        view = (await asyncio.wait_for(self.sess.cdp.send("Page.getLayoutMetrics"), 3))["cssVisualViewport"]
-        clip = {
-            "x": box["x"] + view["pageX"],
-            "y": box["y"] + view["pageY"],
-            "width": box["width"],
-            "height": box["height"],
-            "scale": 1,
-        }
+        clip = {k: box[k] for k in ("x", "y", "width", "height")}
         shot = await asyncio.wait_for(
             self.sess.cdp.send(
-                "Page.captureScreenshot", {"format": "png", "clip": clip, "captureBeyondViewport": True}
+                "Page.captureScreenshot",
+                {"format": "png", "clip": {**clip, "scale": 1}, "captureBeyondViewport": not box["inView"]},
             ),
             3,
         )
         return base64.b64decode(shot["data"])
+
+    async def _in_page(self, box: dict[str, float]) -> dict[str, Any]:
+        """A box in the viewport as :meth:`_shot` takes it (see ``pageBox`` in dom.py)."""
+        view = (await asyncio.wait_for(self.sess.cdp.send("Page.getLayoutMetrics"), 3))["cssVisualViewport"]
+        x, y = box["x"] + view["pageX"], box["y"] + view["pageY"]
+        x0, y0 = math.floor(x + 1e-3), math.floor(y + 1e-3)
+        return {
+            "x": x0,
+            "y": y0,
+            "width": math.ceil(x + box["width"] - 1e-3) - x0,
+            "height": math.ceil(y + box["height"] - 1e-3) - y0,
+            "inView": box["x"] >= 0
+            and box["y"] >= 0
+            and box["x"] + box["width"] <= view["clientWidth"]
+            and box["y"] + box["height"] <= view["clientHeight"],
+        }
