@@ -80,6 +80,13 @@ AGENT_JS = r"""
     const r = e.getBoundingClientRect();
     return r.width > 0 && r.height > 0;
   };
+  // A viewport rect's enclosing whole-pixel rect in document coordinates (Chromium's
+  // enclosingIntRect, as Playwright clips an element's screenshot).
+  const inPage = (r) => {
+    const x = r.x + scrollX, y = r.y + scrollY;
+    const x0 = Math.floor(x + 1e-3), y0 = Math.floor(y + 1e-3);
+    return {x: x0, y: y0, width: Math.ceil(x + r.width - 1e-3) - x0, height: Math.ceil(y + r.height - 1e-3) - y0};
+  };
   // In full view: inside the viewport and inside every ancestor that clips its overflow
   // (a scrolled list, an overflow:hidden box), where Playwright would scroll first.
   const inView = (e, r) => {
@@ -139,9 +146,9 @@ AGENT_JS = r"""
       }
       return null;
     },
-    // The clip Playwright's element screenshot takes (enclosingIntRect of the box, in document
-    // coordinates), when there is nothing for its preparations to do: the element is in full
-    // view, no animation runs, fonts are loaded and no text field has a caret to hide.
+    // The clip Playwright's element screenshot takes (inPage of the box), when there is nothing
+    // for its preparations to do: the element is in full view, no animation runs, fonts are
+    // loaded and no text field has a caret to hide.
     shotClip(sel) {
       const found = matches(sel);
       if (!found || !found.length || !isVisible(found[0])) return null;
@@ -149,10 +156,7 @@ AGENT_JS = r"""
       if (active && (active.matches('input, textarea') || active.isContentEditable)) return null;
       if (document.getAnimations().length || document.fonts.status !== 'loaded') return null;
       const r = found[0].getBoundingClientRect();
-      if (!inView(found[0], r)) return null;
-      const x = r.x + scrollX, y = r.y + scrollY;
-      const x0 = Math.floor(x + 1e-3), y0 = Math.floor(y + 1e-3);
-      return {x: x0, y: y0, width: Math.ceil(x + r.width - 1e-3) - x0, height: Math.ceil(y + r.height - 1e-3) - y0};
+      return inView(found[0], r) ? inPage(r) : null;
     },
     box(sel) {
       const found = matches(sel);
@@ -161,15 +165,13 @@ AGENT_JS = r"""
       return {x: r.x, y: r.y, width: r.width, height: r.height};
     },
     // The first match's enclosing whole-pixel box in document coordinates, and whether all of
-    // it is in view (a shot of what is not has to capture beyond the viewport).
+    // it is in the viewport (a shot of what is not has to capture beyond it).
     pageBox(sel) {
       const found = matches(sel);
       if (!found || !found.length || !isVisible(found[0])) return null;
       const r = found[0].getBoundingClientRect();
-      const x = r.x + scrollX, y = r.y + scrollY;
-      const x0 = Math.floor(x + 1e-3), y0 = Math.floor(y + 1e-3);
-      const width = Math.ceil(x + r.width - 1e-3) - x0, height = Math.ceil(y + r.height - 1e-3) - y0;
-      return {x: x0, y: y0, width, height, inView: inView(found[0], r)};
+      const inViewport = r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight;
+      return {...inPage(r), inView: inViewport};
     },
     // playwright-core injectedScript.fill + selectText for text inputs and text areas that
     // are visible, enabled and editable right now: the text to type next (none: press Delete).

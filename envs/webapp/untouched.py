@@ -341,9 +341,10 @@ class PixelWatch:
     async def _shot(self, sel: str) -> bytes | None:
         """The element's pixels, wherever it is on the page (None: not visible).
 
-        Only an element not wholly in view is shot beyond the viewport: Chromium then lays the
-        page out again at its full size, and on a busy machine such a shot of an element in
-        view came out shifted by a pixel, or from the page's top corner.
+        Only an element not wholly in the viewport is shot beyond it: Chromium then lays the
+        page out again at its full size (the page gets a resize event), and on a busy machine
+        such a shot of an element in view came out shifted by a pixel, or from the page's top
+        corner.
         """
         box = None if self.sess.dom is None else await self.sess.dom.call("pageBox", sel)
         if box is None:  # (also where the isolated world leaves the selector to Playwright)
