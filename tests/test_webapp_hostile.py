@@ -136,6 +136,8 @@ WINDOW_OPENERS = {
     " document.body.appendChild(f);",
     "link with a target, on the click": "const a = document.body.appendChild(document.createElement('a'));"
     " a.href = '/'; a.target = '_blank'; document.getElementById('b').addEventListener('click', () => a.click());",
+    "sandboxed frame": "const f = document.createElement('iframe'); f.sandbox = 'allow-scripts allow-popups';"
+    " f.srcdoc = '<body onload=open(`/`)>'; document.body.appendChild(f);",
     "form with a target": "const f = document.body.appendChild(document.createElement('form'));"
     " f.action = '/'; f.target = 'w'; f.submit();",
 }
@@ -149,13 +151,15 @@ def test_a_window_the_app_opens_is_flagged(env, how):
 
 
 @pytest.mark.skipif(not Path(pool.FULL_BROWSER).exists(), reason="Debian's chromium is not installed")
-def test_the_full_browser_closes_the_windows_an_app_opens_and_flags_them():
-    # It ignores the switch that makes the headless shell open none (pool.LAUNCH_ARGS).
+@pytest.mark.parametrize("how", ["window.open loop", "sandboxed frame"])
+def test_the_full_browser_closes_the_windows_an_app_opens_and_flags_them(how):
+    # It ignores the switch that makes the headless shell open none (pool.LAUNCH_ARGS), and
+    # would run a sandboxed frame in a process of its own.
     p = BrowserPool(executable=pool.FULL_BROWSER)
     e = WebAppEnv(tasks=[TASK], pool=p)
     try:
         e.reset()
-        _, reward, _, _, info = e.step(f"```html\n{working_app_plus(WINDOW_OPENERS['window.open loop'])}\n```")
+        _, reward, _, _, info = e.step(f"```html\n{working_app_plus(WINDOW_OPENERS[how])}\n```")
         assert "popup" in info["audit"]["flags"] and "infra_error" not in info, info["verdict"]
     finally:
         e.close()

@@ -46,7 +46,7 @@ class WebAppEnv(CodeEnv):
     each context's proxy settings send everything but the app's own ``host:port`` to a dead
     proxy, loopback included, which also stops what request routing never sees (a worker's
     WebSocket, speculation-rules prefetches, WebRTC's TURN over TCP, WebTransport). Downloads
-    are cancelled and flagged, dialogs dismissed, popups closed, navigation away recorded,
+    are cancelled and flagged, dialogs dismissed, windows never opened, navigation away recorded,
     every step and item runs under a timeout (an endless loop is abandoned and its context
     closed; a browser that hangs or crashes is restarted by the pool). Each renderer and GPU
     process may map 1 GiB of data (``BrowserPool(memory_limit_mb=...)``): past it allocations

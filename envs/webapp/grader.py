@@ -20,8 +20,8 @@ Containment of the app's untrusted JavaScript (see the env docstring for the who
   that never connects; service workers are blocked; the context's proxy settings send
   everything else to a dead proxy (``session.proxy_for``); downloads are cancelled and counted;
 * dialogs are dismissed and counted per page load (``beforeunload`` ones accepted, as
-  Playwright does), popups (``window.open``) closed and counted, main-frame navigations
-  away from the origin recorded;
+  Playwright does), windows the app asks for counted and never opened (``session.py``),
+  main-frame navigations away from the origin recorded;
 * every step has a timeout and every item a budget; a page stuck in an endless loop is
   abandoned and its context closed (Chromium kills the renderer); if even that hangs, the
   report says so and the pool restarts the browser;

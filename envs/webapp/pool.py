@@ -117,7 +117,9 @@ LAUNCH_ARGS = [
     # a renderer process of its own (chrome://omnibox-popup.top-chrome/): one more renderer
     # launched per context, and synced with the address bar on every navigation (about a
     # third of a context's setup and a fifth of a page load's CPU). Nothing here types into
-    # an omnibox, so those two WebUI popups are switched off.
+    # an omnibox, so those two WebUI popups are switched off. The full browser runs a sandboxed
+    # frame in a process of its own, out of reach of the session that counts the windows an
+    # app asks for (session.py): it stays in the app's.
     "--disable-features="
     + ",".join(
         [
@@ -139,6 +141,7 @@ LAUNCH_ARGS = [
             "RenderDocument",
             "WebUIOmniboxPopup",
             "WebUIOmniboxAimPopup",
+            "IsolateSandboxedIframes",
         ]
     ),
 ]

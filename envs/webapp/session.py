@@ -3,8 +3,9 @@
 A :class:`Session` is one fresh browser context with one page, for the app at one origin:
 requests that leave the origin are blocked and recorded (and the context's proxy settings
 send them to a dead proxy, loopback included), WebSockets are mocked, dialogs dismissed and
-counted, windows the app opens blocked and counted, downloads cancelled, the fake clock installed (every fresh load
-starts it at ``FIXED_TIME``); :class:`Watch` keeps what the app did. A pooled browser
+counted, windows the app asks for counted (and never opened, or closed at once: pool.LAUNCH_ARGS),
+downloads cancelled, the fake clock installed (every fresh load starts it at ``FIXED_TIME``);
+:class:`Watch` keeps what the app did. A pooled browser
 keeps a :class:`Spare` for the next grading (its static server and its contexts, opened
 while the current grading runs), see ``grader.grade_in_browser``.
 """
@@ -25,7 +26,7 @@ from .flows import REOPEN_PARAM, uncaught
 from .server import StaticServer
 
 CLOSE_TIMEOUT_S = 5.0
-POPUPS_COUNTED = 20  # a context counts the windows its pages try to open up to here (about)
+POPUPS_COUNTED = 20  # a context counts the windows its page asks for up to here (about)
 # Fake clocks start here on every fresh load, for determinism. A datetime, because a number
 # means seconds to Playwright for Python (milliseconds in JavaScript).
 FIXED_TIME = datetime(2026, 1, 1, tzinfo=UTC)
@@ -66,7 +67,10 @@ class Watch:
     #: limit is per page load: a rubric with more items must not make an app a storm)
     load_dialogs: int = 0
     peak_dialogs: int = 0
-    popups: int = 0  # windows its pages asked for (window.open, a link or form with a target), to ~POPUPS_COUNTED
+    #: windows the page asked for (window.open, a link or form with a target), up to about
+    #: POPUPS_COUNTED, and those that opened (the full browser's; the popups count the more)
+    popups: int = 0
+    opened: int = 0
     downloads: int = 0
     navigated_away: list[str] = field(default_factory=list)
     crashed: bool = False
@@ -79,7 +83,7 @@ class Watch:
                     agg[key].append(url)
         agg["dialogs"] += self.dialogs
         agg["peak_dialogs"] = max(agg["peak_dialogs"], self.peak_dialogs)
-        agg["popups"] += self.popups
+        agg["popups"] += max(self.popups, self.opened)
         agg["downloads"] += self.downloads
         agg["crashed"] = agg["crashed"] or self.crashed
 
@@ -222,6 +226,7 @@ async def _equip(ctx: Any, watch: Watch, origin: str, credit: bool, budget: Budg
     page = await ctx.new_page()
 
     def on_popup(p: Any) -> None:  # (the full browser opens them: pool.LAUNCH_ARGS)
+        watch.opened += 1
         asyncio.ensure_future(_quiet(p.close()))
 
     def on_dialog(d: Any) -> None:
