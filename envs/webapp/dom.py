@@ -170,8 +170,7 @@ AGENT_JS = r"""
       const found = matches(sel);
       if (!found || !found.length || !isVisible(found[0])) return null;
       const r = found[0].getBoundingClientRect();
-      const inViewport = r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight;
-      return {...inPage(r), inView: inViewport};
+      return {...inPage(r), inViewport: r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight};
     },
     // playwright-core injectedScript.fill + selectText for text inputs and text areas that
     // are visible, enabled and editable right now: the text to type next (none: press Delete).

@@ -122,14 +122,12 @@ FRESH_PARAM = "__codegym_fresh"
 # sessionStorage and name start empty, what the app keeps in localStorage, IndexedDB or
 # cookies stays (an app that keeps its state only for the tab does not persist it).
 WIPE_INIT = (
-    f"(() => {{ try {{ const u = new URL(location.href); if (u.searchParams.has('{FRESH_PARAM}')) {{"
-    " sessionStorage.clear(); localStorage.clear(); window.name = '';"
-    " for (const c of document.cookie.split(';')) { const name = c.split('=')[0].trim();"
-    " if (name) document.cookie = name + '=; Max-Age=0; path=/'; }"
-    f" u.searchParams.delete('{FRESH_PARAM}');"
-    " history.replaceState(history.state, '', u.pathname + u.search + u.hash); } } catch (e) {}"
-    f" try {{ const u = new URL(location.href); if (u.searchParams.has('{REOPEN_PARAM}')) {{"
-    f" sessionStorage.clear(); window.name = ''; u.searchParams.delete('{REOPEN_PARAM}');"
+    "(() => { try { const u = new URL(location.href);"
+    f" const fresh = u.searchParams.has('{FRESH_PARAM}'), reopen = u.searchParams.has('{REOPEN_PARAM}');"
+    " if (fresh || reopen) { sessionStorage.clear(); window.name = '';"
+    " if (fresh) { localStorage.clear(); for (const c of document.cookie.split(';')) {"
+    " const name = c.split('=')[0].trim(); if (name) document.cookie = name + '=; Max-Age=0; path=/'; } }"
+    f" u.searchParams.delete('{FRESH_PARAM}'); u.searchParams.delete('{REOPEN_PARAM}');"
     " history.replaceState(history.state, '', u.pathname + u.search + u.hash); } } catch (e) {}"
     # The fake clock's performance time runs on across the context's loads: in every document
     # (frames too) start it again at the first read (the clock's own log, in init scripts after

@@ -353,11 +353,11 @@ class PixelWatch:
             box = view_box and await self._in_page(view_box)
         if not box or box["width"] < 1 or box["height"] < 1:
             return None
-        clip = {k: box[k] for k in ("x", "y", "width", "height")}
+        clip = {"x": box["x"], "y": box["y"], "width": box["width"], "height": box["height"], "scale": 1}
         shot = await asyncio.wait_for(
             self.sess.cdp.send(
                 "Page.captureScreenshot",
-                {"format": "png", "clip": {**clip, "scale": 1}, "captureBeyondViewport": not box["inView"]},
+                {"format": "png", "clip": clip, "captureBeyondViewport": not box["inViewport"]},
             ),
             3,
         )
@@ -373,7 +373,7 @@ class PixelWatch:
             "y": y0,
             "width": math.ceil(x + box["width"] - 1e-3) - x0,
             "height": math.ceil(y + box["height"] - 1e-3) - y0,
-            "inView": box["x"] >= 0
+            "inViewport": box["x"] >= 0
             and box["y"] >= 0
             and box["x"] + box["width"] <= view["clientWidth"]
             and box["y"] + box["height"] <= view["clientHeight"],
