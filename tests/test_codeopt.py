@@ -40,6 +40,17 @@ def test_expert_earns_one_and_the_baseline_earns_the_correct_stage_only(env) -> 
     assert info["reward_components"]["correct"] == 1.0
 
 
+def test_the_experts_own_program_ties_with_the_expert_however_its_timings_came_out(env, monkeypatch) -> None:
+    # The same program timed twice in one run differed by up to 22% on this VM (a 12% miss
+    # failed top30 in CI). Pin the timings: the attempt 25% dearer than the expert reference.
+    task = env.tasks.get(TASK)
+    monkeypatch.setattr(env, "_measure", lambda task, code: ([10**8, 10**6, 3 * 10**6, 1_250_000], 0.0))
+    relaid = "# the expert's code, laid out anew\n" + task["gold"].replace("\n", "\n\n") + "\n"
+    assert attempt(env, relaid)[1]["verdict"]["top30"]
+    other = task["references"][2]  # another program: within 10% or no tie
+    assert not attempt(env, other)[1]["verdict"]["top30"]
+
+
 def test_failed_programs_are_ordered_by_how_far_they_got(env) -> None:
     none, _ = attempt(env, "")
     syntax, _ = attempt(env, "def two_sum_exists(xs, t) return")

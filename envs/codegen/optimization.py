@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import re
@@ -27,6 +28,25 @@ OFFLOAD_RE = re.compile(
 )
 
 
+def references(task: Task) -> list[str]:
+    """The reference solutions timed with an attempt: the baseline, the expert, then any others."""
+    first = [task["baseline"], task["gold"]]
+    return first + [r for r in task.get("references") or [] if r not in first]
+
+
+def same_program(a: str, b: str) -> bool:
+    """Whether two sources are one program (they differ in layout and comments at most).
+
+    One program ties with itself in the percentile view, however its two timings came out:
+    on this VM one program's cost, measured twice in one run, differed by up to 22%
+    (``bench/optimization_noise.py``, the expert as the attempt).
+    """
+    try:
+        return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
+    except (SyntaxError, ValueError):
+        return False
+
+
 class CodeOptimizationEnv(CodeGenEnv):
     """Optimise a correct but slow Python function; faster earns more.
 
@@ -39,15 +59,17 @@ class CodeOptimizationEnv(CodeGenEnv):
     Cost measure: perf's hardware instruction counter is unsupported on this machine (a VM
     without a PMU) and callgrind slows Python ~100x, so the cost is CPU time: the CPU clock
     of the code's own worker process, read by the runner from outside that process around
-    each call (the code cannot patch or report it), calls interleaved (repeat -> test ->
-    code) so machine drift hits every code alike, each code's cost the sum over
-    optimisation tests of the minimum over ``repeats`` (contention only ever adds time, so
-    the minimum is the least noisy estimate of the code's own cost); while some code's two
-    fastest calls on a test still differ by more than 1%, more rounds run, up to
-    ``3 * repeats``. A call's reply carries the digest of its result, checked against
-    digests the runner receives only after every worker started, so a fake "done" cannot
-    cut a measurement short. The coefficient of variation
-    over repeats is reported as the noise (``verdict["noise_cv"]``).
+    each call once the worker has left the CPU (the code cannot patch or report it), calls
+    interleaved (repeat -> test -> code, the codes' order rotated each repeat) so machine
+    drift hits every code alike, a short call (< 2 ms) made once untimed just before it is
+    timed (else it pays for the caches the previous code's long call evicted), each code's
+    cost the sum over optimisation tests of the minimum over ``repeats`` (contention only
+    ever adds time, so the minimum is the least noisy estimate of the code's own cost);
+    while some code's two fastest calls on a test still differ by more than 1%, more rounds
+    run, up to ``3 * repeats``. A call's reply carries the digest of its result, checked
+    against digests the runner receives only after every worker started, so a fake "done"
+    cannot cut a measurement short. The coefficient of variation over repeats is reported as
+    the noise (``verdict["noise_cv"]``).
 
     ## Action
     Text: the completion; the code is its last ```python block (or the raw text).
@@ -66,7 +88,8 @@ class CodeOptimizationEnv(CodeGenEnv):
 
     ``improvement = t_base / t``. ``verdict["percentile"]``: the share of the reference
     solutions (baseline, expert, others) slower than the attempt; ``top50`` / ``top30``:
-    the attempt is at least as fast as 50% / 70% of them (costs within 10% count as ties).
+    the attempt is at least as fast as 50% / 70% of them (costs within 10% count as ties,
+    and so does a reference that is the attempt's own program).
     ``token_rewards``: as CodeGen-v0
     (fault localisation while not correct). ``audit``: CodeGen-v0's flags plus
     ``offloads_work`` (subprocesses / threads, whose CPU the worker's clock would miss).
@@ -154,9 +177,11 @@ class CodeOptimizationEnv(CodeGenEnv):
         comp["speedup"] = min(1.0, s / FULL_SPEED_AT)
         comp["improvement"] = t_base / max(t, 1)
         rew = R_CORRECT + (1 - R_CORRECT) * comp["speedup"]
-        refs = [c for c in costs[:-1] if c is not None]
-        slower = sum(c > t for c in refs) / len(refs)
-        at_least = sum(c >= t * (1 - TIE) for c in refs) / len(refs)
+        refs = [
+            (c, same_program(code, ref)) for c, ref in zip(costs[:-1], references(task), strict=True) if c is not None
+        ]
+        slower = sum(c > t for c, _ in refs) / len(refs)
+        at_least = sum(same or c >= t * (1 - TIE) for c, same in refs) / len(refs)
         verdict = {
             "stage": "correct",
             "cost_ns": t,
@@ -212,10 +237,7 @@ class CodeOptimizationEnv(CodeGenEnv):
 
     def _measure(self, task: Task, code: str) -> tuple[list[int | None], float]:
         """Costs (ns) of the references then the attempt, and the largest CV over repeats."""
-        refs = list(task.get("references") or [task["baseline"], task["gold"]])
-        if refs[:2] != [task["baseline"], task["gold"]]:
-            refs = [task["baseline"], task["gold"]] + [r for r in refs if r not in (task["baseline"], task["gold"])]
-        codes = refs + [code]
+        codes = references(task) + [code]
         perf = task["perf_tests"]
         spec = {
             "kind": "function",
@@ -235,7 +257,7 @@ class CodeOptimizationEnv(CodeGenEnv):
         nonce = secrets.token_hex(16)
         body = json.dumps(spec).encode()
         stdin = str(len(body)).encode() + b"\n" + body + digests.encode() + b"\n" + nonce.encode() + b"\n"
-        budget = len(codes) * len(perf) * 2 * 3 * self.repeats * self.perf_timeout + 30
+        budget = len(codes) * len(perf) * 2 * (3 * self.repeats + 1) * self.perf_timeout + 30  # +1: warm-ups
         sb = self._ensure_sandbox()
         res = sb.run(["python3", "-I", ".cg_runner.py"], timeout=budget, stdin=stdin)
         m = re.search(re.escape(nonce) + r" (.*) " + re.escape(nonce), res.stdout)
