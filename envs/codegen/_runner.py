@@ -321,11 +321,15 @@ def _reply(r, timeout):
 
 
 def _switches(pid):
-    with open(f"/proc/{pid}/status", "rb") as f:
-        for line in f:
-            if line.startswith(b"voluntary_ctxt_switches:"):
-                return int(line.split()[1])
-    return 0
+    """The worker's voluntary context switches; None where /proc does not say (no wait then)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"voluntary_ctxt_switches:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
 
 
 def _asleep(wk, limit_s=0.05):
@@ -340,6 +344,8 @@ def _asleep(wk, limit_s=0.05):
     deadline = time.monotonic() + limit_s
     while True:
         n = _switches(wk["pid"])
+        if n is None:
+            return
         if n > wk["switches"] or time.monotonic() > deadline:
             wk["switches"] = n
             return
