@@ -147,6 +147,18 @@ LAUNCH_ARGS = [
 ]
 
 
+def launch_args(memory_limit_mb: int | None = MEMORY_LIMIT_MB) -> list[str]:
+    """Chromium's switches: :data:`LAUNCH_ARGS`, and the memory cap on renderers and GPU processes."""
+    if memory_limit_mb is None:
+        return list(LAUNCH_ARGS)
+    prlimit = shutil.which("prlimit")
+    if prlimit is None:
+        log.warning("util-linux's prlimit not found: renderers run without a memory cap")
+        return list(LAUNCH_ARGS)
+    limit = memory_limit_mb << 20
+    return [*LAUNCH_ARGS, f"--zygote-cmd-prefix={prlimit} --data={limit}:{limit}"]
+
+
 class BrowserPool:
     """One Chromium process shared by every grading; restarted on crash or hang.
 
@@ -409,17 +421,6 @@ class BrowserPool:
             todo += tree.get(pid, [])
         return found
 
-    def _launch_args(self) -> list[str]:
-        args = [*LAUNCH_ARGS, self._marker]
-        if self.memory_limit_mb is not None:
-            prlimit = shutil.which("prlimit")
-            if prlimit is None:
-                log.warning("util-linux's prlimit not found: renderers run without a memory cap")
-            else:
-                limit = self.memory_limit_mb << 20
-                args.append(f"--zygote-cmd-prefix={prlimit} --data={limit}:{limit}")
-        return args
-
     def _check_gpu(self) -> None:
         """Restart the browser before its next use if its GPU process crashed, and count the crash.
 
@@ -465,7 +466,7 @@ class BrowserPool:
                 self._browser = await self._pw.chromium.launch(
                     executable_path=self.executable,
                     headless=True,
-                    args=self._launch_args(),
+                    args=[*launch_args(self.memory_limit_mb), self._marker],
                     handle_sigint=False,
                     handle_sigterm=False,
                     handle_sighup=False,
@@ -553,12 +554,12 @@ def _switch(pid: int, name: str) -> str | None:
 
 
 async def launch_once(fn: Callable[[Any], Awaitable[T]], executable: str = CHROMIUM) -> T:
-    """Baseline for the benchmark: start Playwright and Chromium, run ``fn``, stop both."""
+    """Baseline for the benchmark: start Playwright and Chromium (the pool's switches), run ``fn``, stop both."""
     from playwright.async_api import async_playwright
 
     os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=executable, headless=True, args=LAUNCH_ARGS)
+        browser = await pw.chromium.launch(executable_path=executable, headless=True, args=launch_args())
         try:
             return await fn(browser)
         finally:
