@@ -50,6 +50,21 @@ def test_extract_handles_unclosed_fence_and_raw_code() -> None:
     assert extract_code("```python\n\n```", "python") is None
 
 
+def test_a_code_line_that_starts_with_a_fence_and_more_does_not_close_the_block() -> None:
+    app = "<script>\nconst s = `\n```js console.log(1)```\n`;\n</script>"
+    got = extract_code("Here:\n```html\n" + app + "\n```  \nDone.", "html")
+    assert got is not None and got.code == app
+
+
+def test_runs_of_fence_characters_are_read_once() -> None:
+    # Each of these took seconds to minutes when every backtick was tried as a fence opening.
+    for text in ("`" * 4000, "``` " * 4000, "~~~a" * 4000):
+        got = extract_code(text, "html")
+        assert got is not None and not got.fenced and got.code == text.strip()
+    got = extract_code("```html\n" + "`" * 4000, "html")
+    assert got is not None and got.fenced and got.code == "`" * 4000
+
+
 # ---------------------------------------------------------------------- task sets
 def test_task_set_loads_every_format(tmp_path: Path) -> None:
     jsonl = tmp_path / "t.jsonl"

@@ -11,7 +11,17 @@ import re
 from dataclasses import dataclass
 
 # ```lang\n ... ``` ; the closing fence may be missing when a completion was cut off.
-_FENCE = re.compile(r"(?P<fence>`{3,}|~{3,})[ \t]*(?P<lang>[\w+#.-]*)[^\n]*\n(?P<body>.*?)(?:\n(?P=fence)|\Z)", re.S)
+# A fence opens only where a run of backticks (or tildes) begins, and takes the whole run
+# (possessive), and the info string after it holds no backtick or tilde: otherwise every
+# backtick of a long run was tried as an opening, with every shorter length, and a reply of n
+# backticks cost n**3 steps (16,000 of them: minutes). As in CommonMark, the closing fence is
+# a line of its own, the opening run (or longer) and blanks: a code line that starts with
+# ```js ... does not end the block.
+_FENCE = re.compile(
+    r"(?<![`~])(?P<fence>`{3,}+|~{3,}+)[ \t]*(?P<lang>[\w+#.-]*)[^\n`~]*\n(?P<body>.*?)"
+    r"(?:\n[ \t]*(?P=fence)[`~]*[ \t]*(?=\n|\Z)|\Z)",
+    re.S,
+)
 
 LANGUAGE_ALIASES = {
     "py": "python",
