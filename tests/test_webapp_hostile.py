@@ -288,6 +288,26 @@ def test_websocket_is_mocked_and_flagged(env, bystander):
     assert "websocket" in info["audit"]["flags"] and hits == []
 
 
+HIDE_ERRORS = {
+    "onerror returns true": "window.onerror = () => true;",
+    "listener prevents default": "addEventListener('error', (e) => e.preventDefault());",
+    "capturing listener stops it": "addEventListener('error', (e) => { e.preventDefault();"
+    " e.stopImmediatePropagation(); }, true); addEventListener('unhandledrejection', (e) => e.preventDefault());",
+}
+
+
+@pytest.mark.parametrize("hide", HIDE_ERRORS.values(), ids=HIDE_ERRORS.keys())
+@pytest.mark.parametrize("error", ["let x = ;", "null.foo;", "Promise.reject(new Error('nope'));"])
+def test_an_app_cannot_hide_its_own_errors(env, hide, error):
+    html = GOLD.replace("<button", f"<script>{hide}</script><script>{error}</script><button")
+    reward, info = grade(env, html)
+    comps = info["reward_components"]
+    assert comps["runtime"] == 0.0, info["verdict"]["load"]
+    if error == "let x = ;":  # did not parse: the source stage fails, where it failed is known
+        assert comps["source"] == 0.0 and info["verdict"]["load"]["parse_at"][0]["line"] == 1
+    assert reward < 1.0
+
+
 def test_navigation_away_is_blocked_and_flagged(env):
     html = GOLD.replace(
         'document.getElementById("out").textContent = "clicked";', "location.href = 'http://example.com/phish';"

@@ -277,6 +277,16 @@ def uncaught(text: str) -> dict[str, str]:
     return {"name": name, "message": message[:300], "stack": text[:1200]}
 
 
+def parse_errors(errors: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The errors that say a script of the page did not parse.
+
+    A script that fails to compile throws a SyntaxError with no stack frame; one thrown while
+    a script runs (``JSON.parse("")``, ``querySelector("#1")``, a bad RegExp) has the frame
+    that threw it, and is a runtime error of a script that parsed.
+    """
+    return [e for e in errors if e["name"] == "SyntaxError" and "\n    at " not in (e.get("stack") or "")]
+
+
 def _norm(text: str | None) -> str:
     return re.sub(r"\s+", " ", text or "").strip()
 

@@ -22,6 +22,8 @@ Containment of the app's untrusted JavaScript (see the env docstring for the who
 * dialogs are dismissed and counted per page load (``beforeunload`` ones accepted, as
   Playwright does), windows the app asks for counted and never opened (``session.py``),
   main-frame navigations away from the origin recorded;
+* an error the app hides from the console (``window.onerror`` returning true, an error
+  listener calling ``preventDefault``) still counts (``session.ERRORS_INIT``);
 * every step has a timeout and every item a budget; a page stuck in an endless loop is
   abandoned and its context closed (Chromium kills the renderer); if even that hangs, the
   report says so and the pool restarts the browser;
@@ -48,6 +50,7 @@ from .flows import (
     describe,
     do_action,
     expect,
+    parse_errors,
     selectors_of,
     step_kind,
 )
@@ -165,19 +168,10 @@ async def load_check(
     sess.cdp.remove_listener("Runtime.exceptionThrown", on_exception)
     w = sess.watch
     out["page_errors"] = list(w.page_errors)
+    out["parse_at"] += w.parse_at  # (those the app's error handlers hid)
     out["console_errors"] = list(w.console_errors)
     out["dialogs"] = w.dialogs
     return out
-
-
-def parse_errors(errors: list[dict[str, str]]) -> list[dict[str, str]]:
-    """The errors that say a script of the page did not parse.
-
-    A script that fails to compile throws a SyntaxError with no stack frame; one thrown while
-    a script runs (``JSON.parse("")``, ``querySelector("#1")``, a bad RegExp) has the frame
-    that threw it, and is a runtime error of a script that parsed.
-    """
-    return [e for e in errors if e["name"] == "SyntaxError" and "\n    at " not in (e.get("stack") or "")]
 
 
 async def run_item(

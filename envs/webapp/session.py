@@ -13,6 +13,7 @@ while the current grading runs), see ``grader.grade_in_browser``.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from typing import Any
 from codegym.errors import InfraError
 
 from .dom import Dom
-from .flows import REOPEN_PARAM, uncaught
+from .flows import REOPEN_PARAM, parse_errors, uncaught
 from .server import StaticServer
 
 CLOSE_TIMEOUT_S = 5.0
@@ -72,6 +73,8 @@ class Watch:
     popups: int = 0
     opened: int = 0
     downloads: int = 0
+    #: where scripts failed to parse that the app's error handlers hid (grader.load_check)
+    parse_at: list[dict[str, int]] = field(default_factory=list)
     navigated_away: list[str] = field(default_factory=list)
     crashed: bool = False
 
@@ -137,6 +140,54 @@ WIPE_INIT = (
     " Object.defineProperty(performance, 'now', {value: () => since(now()), configurable: true, writable: true});"
     " window.requestAnimationFrame = (cb) => raf((t) => cb(since(t))); } catch (e) {} })();"
 )
+
+
+SUPPRESSED = "__codegym_suppressed "
+# An app cannot hide its own errors. ``window.onerror = () => true`` or an error listener
+# that calls ``preventDefault`` keeps an uncaught error (a script that does not parse, one that
+# throws) out of the console and out of DevTools' ``Runtime.exceptionThrown``, which is where
+# Playwright's ``pageerror`` comes from: a page with a broken script passed the source and
+# runtime stages. This init script runs before any of the app's: its listeners (capturing, so
+# first on the window) see every error and unhandled rejection, and once the event is over
+# (a MessageChannel task: the fake clock does not hold it) report those the app prevented,
+# through the console.error it kept (no URL: session._equip reads it as uncaught). What it
+# reads it reads through the getters it kept, so redefining them later changes nothing.
+ERRORS_INIT = (
+    "(() => { try { const apply = Reflect.apply, json = JSON.stringify, report = console.error, win = globalThis;"
+    " const get = (C, k) => Object.getOwnPropertyDescriptor(C.prototype, k).get;"
+    " const prevented = get(Event, 'defaultPrevented'), target = get(Event, 'target'),"
+    " error = get(ErrorEvent, 'error'), message = get(ErrorEvent, 'message'), line = get(ErrorEvent, 'lineno'),"
+    " column = get(ErrorEvent, 'colno'), reason = get(PromiseRejectionEvent, 'reason');"
+    " const pending = [], ch = new MessageChannel(), post = ch.port2.postMessage, push = Array.prototype.push;"
+    " const text = (v, fallback) => { try { if (v && typeof v.stack === 'string' && v.stack) return v.stack;"
+    " } catch (x) {} try { return fallback + String(v); } catch (x) { return fallback; } };"
+    " ch.port1.onmessage = () => { for (const [e, entry] of pending.splice(0)) if (apply(prevented, e, []))"
+    f" apply(report, console, ['{SUPPRESSED}' + json(entry)]); }};"
+    " const later = (e, entry) => { if (apply(push, pending, [[e, entry]]) === 1) apply(post, ch.port2, [0]); };"
+    " win.addEventListener('error', (e) => { if (apply(target, e, []) !== win) return;"
+    " const v = apply(error, e, []); later(e, {stack: text(v, 'Error: ') || apply(message, e, []),"
+    " line: apply(line, e, []), column: apply(column, e, [])}); }, true);"
+    " win.addEventListener('unhandledrejection', (e) => {"
+    " later(e, {stack: text(apply(reason, e, []), 'Uncaught (in promise) ')}); }, true);"
+    " } catch (e) {} })();"
+)
+
+
+def suppressed(text: str, watch: Watch) -> dict[str, str] | None:
+    """The page error an app hid (ERRORS_INIT's report), or None for any other message.
+
+    A script that did not parse also gets its place in ``watch.parse_at``.
+    """
+    if not text.startswith(SUPPRESSED):
+        return None
+    try:
+        entry = json.loads(text[len(SUPPRESSED) :])
+        err = uncaught(str(entry["stack"]))
+    except (ValueError, KeyError, TypeError):
+        return None
+    if parse_errors([err]) and isinstance(entry.get("line"), int) and len(watch.parse_at) < 50:
+        watch.parse_at.append({"line": entry["line"], "column": max(0, int(entry.get("column") or 1) - 1)})
+    return err
 
 
 @dataclass
@@ -220,7 +271,7 @@ async def _equip(ctx: Any, watch: Watch, origin: str, credit: bool, budget: Budg
 
     await ctx.route_web_socket(re.compile(r".*"), mock_ws)
     await ctx.clock.install(time=FIXED_TIME)
-    await ctx.add_init_script(WIPE_INIT)
+    await ctx.add_init_script(WIPE_INIT + ERRORS_INIT)
     page = await ctx.new_page()
 
     def on_popup(p: Any) -> None:  # (the full browser opens them: pool.LAUNCH_ARGS)
@@ -253,7 +304,7 @@ async def _equip(ctx: Any, watch: Watch, origin: str, credit: bool, budget: Budg
             # app's own console.error, even in a timer, carries the app's URL (code it evals
             # has none either, and would count as uncaught).
             if len(watch.page_errors) < 50:
-                watch.page_errors.append(uncaught(msg.text))
+                watch.page_errors.append(suppressed(msg.text, watch) or uncaught(msg.text))
         elif len(watch.console_errors) < 50:
             watch.console_errors.append(msg.text[:300])
 
