@@ -348,6 +348,13 @@ def test_component_that_throws_on_render_fails_runtime(env):
     assert "render exploded" in info["feedback"]
 
 
+def test_component_that_mounts_nothing_fails_runtime(env):
+    code = "export default function App() {\n  return 1 < 2 ? null : <div />;\n}\n"
+    _, reward, _, _, info = step(env, "react-rating-02", f"```jsx\n{code}```")
+    assert info["reward_components"] == {"format": 1.0, "source": 1.0, "runtime": 0.0, "functional": 0.0}
+    assert reward == pytest.approx(0.2) and "rendered nothing" in info["feedback"]
+
+
 @pytest.mark.parametrize(
     ("timer", "uncaught"),
     [

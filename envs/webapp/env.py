@@ -86,8 +86,9 @@ class WebAppEnv(CodeEnv):
     * F ``format``: an app could be extracted (HTML with markup / JSX code);
     * S ``source``: it parses / compiles (React: esbuild succeeded, the compile rate; HTML: no
       script fails to parse, a ``SyntaxError`` without a stack frame, while the page loads);
-    * R ``runtime``: the page loaded without uncaught errors, without hanging, and within the
-      limits (DOM nodes, storage bytes, dialogs);
+    * R ``runtime``: the page loaded without uncaught errors (those the app's own handlers
+      hid included), without hanging, and within the limits (DOM nodes, storage bytes,
+      dialogs); a React component must also have mounted something into ``#root``;
     * P ``functional``: share of rubric items whose flow passed (transition observed).
 
     ``token_rewards``: each item's code spans (touched elements, their bound handlers, lines
@@ -277,7 +278,9 @@ class WebAppEnv(CodeEnv):
         syntax = parse_errors(load["page_errors"])
         flags = _flags(load, tally) + (["gpu_crash"] if gpu_crash else [])
         comps["source"] = 0.0 if syntax else 1.0
-        comps["runtime"] = float(load["loaded"] and not load["page_errors"] and not set(flags) - set(SECURITY_FLAGS))
+        # A component that mounted nothing did not run (its items were not run either).
+        ran = load["loaded"] and load.get("rendered") is not False
+        comps["runtime"] = float(ran and not load["page_errors"] and not set(flags) - set(SECURITY_FLAGS))
         passed = {r["id"]: r["passed"] for r in items}
         comps["functional"] = sum(passed.values()) / n if comps["source"] else 0.0
         reward = _reward(comps)
