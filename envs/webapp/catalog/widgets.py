@@ -70,15 +70,18 @@ def tabs(i: int) -> dict[str, Any]:
     rubric = [
         item(
             "show",
-            f"Clicking #tab-{k1} shows #panel-{k1}.",
-            {"click": f"#tab-{k1}"},
-            {"expect": "visible", "sel": f"#panel-{k1}"},
+            "Clicking a tab shows its panel (each tab in turn, then the first again).",
+            *[
+                step
+                for k in [*keys[1:], k0]
+                for step in ({"click": f"#tab-{k}"}, {"expect": "visible", "sel": f"#panel-{k}"})
+            ],
         ),
         item(
             "hide_others",
-            f"Only the selected tab's panel is visible: after clicking #tab-{k1}, #panel-{k0} is hidden.",
+            f"Only the selected tab's panel is visible: after clicking #tab-{k1}, every other panel is hidden.",
             {"click": f"#tab-{k1}"},
-            {"expect": "hidden", "sel": f"#panel-{k0}"},
+            *[{"expect": "hidden", "sel": f"#panel-{k}"} for k in keys if k != k1],
         ),
         item(
             "active_class",
@@ -120,6 +123,26 @@ def tabs(i: int) -> dict[str, Any]:
             (
                 'document.getElementById(t.getAttribute("aria-controls")).hidden = !on;',
                 'if (on) document.getElementById(t.getAttribute("aria-controls")).hidden = false;',
+            ),
+        ),
+        # the last tab is selected, but its panel never shows
+        breaking(
+            gold,
+            "last-panel-never-shown",
+            ["show"],
+            (
+                'document.getElementById(t.getAttribute("aria-controls")).hidden = !on;',
+                f'document.getElementById(t.getAttribute("aria-controls")).hidden = !on || t.id === "tab-{keys[-1]}";',
+            ),
+        ),
+        # the last panel shows whichever tab is selected
+        breaking(
+            gold,
+            "last-panel-always-shown",
+            ["hide_others"],
+            (
+                'document.getElementById(t.getAttribute("aria-controls")).hidden = !on;',
+                f'document.getElementById(t.getAttribute("aria-controls")).hidden = !on && t.id !== "tab-{keys[-1]}";',
             ),
         ),
         breaking(
@@ -347,11 +370,15 @@ def countdown(i: int) -> dict[str, Any]:
         ),
         item(
             "finishes",
-            "At zero the timer stops at 00:00 and #done ('Time's up!') appears.",
+            "At zero the timer stops at 00:00 and #done ('Time's up!'), hidden until then, appears.",
+            {"expect": "hidden", "sel": "#done"},
             {"click": "#start"},
-            {"advance": (total + 5) * 1000},
+            {"advance": (total - 1) * 1000},
+            {"expect": "hidden", "sel": "#done"},
+            {"advance": 6000},
             {**t, "equals": "00:00"},
             {"expect": "visible", "sel": "#done"},
+            {"expect": "text", "sel": "#done", "equals": "Time's up!"},
         ),
         item(
             "pause",
@@ -402,6 +429,14 @@ def countdown(i: int) -> dict[str, Any]:
                 "if (timer === null && left > 0) timer = setInterval(tick, 1000);",
                 "if (left > 0) timer = setInterval(tick, 1000);",
             ),
+        ),
+        # the message is there from the start, with other words
+        breaking(
+            gold,
+            "done-always-shown",
+            ["finishes"],
+            ('<p id="done" hidden>Time\'s up!</p>', '<p id="done">Done.</p>'),
+            ('document.getElementById("done").hidden = left > 0;', ""),
         ),
         breaking(
             gold, "starts-on-load", ["counts", "finishes"], ("render();\n</script>", "render();\nstart();\n</script>")
