@@ -303,14 +303,19 @@ def test_an_answer_cut_off_mid_component_gets_the_floor_with_its_last_line_blame
     assert [action[s:e] for s, e, v in info["token_rewards"]] == ["return <div>hi</div>;"]
 
 
-def test_error_lines_are_counted_as_javascript_counts_them():
-    # A U+2028 inside a string literal ends a line for V8: the error's line must still be
-    # the throw (credit.py counts every JavaScript line terminator).
-    app = """<button id="b">go</button><p id="o">-</p><script>
-      const note = "a\u2028b";
+@pytest.mark.parametrize("where", ["script", "page text"])
+def test_error_lines_are_counted_as_the_browser_counts_them(where):
+    # A U+2028 inside a script ends a line for V8; in the page's text it ends none for the
+    # HTML parser. Either way the error's line must be the throw's.
+    text, note = ("", "a\u2028b") if where == "script" else ("<p>a\u2028b\u2028c</p>", "ab")
+    app = (
+        text
+        + """<button id="b">go</button><p id="o">-</p><script>
+      const note = "NOTE";
       function thrower() { throw new Error("kaboom"); }
       document.getElementById("b").onclick = () => { thrower(); };
-      </script>"""
+      </script>""".replace("NOTE", note)
+    )
     flow = [{"click": "#b"}, {"expect": "text", "sel": "#o", "equals": "done"}]
     _, info = grade_app(app, [{"id": "go", "text": "go", "flow": flow}])
     action = f"```html\n{app}\n```"

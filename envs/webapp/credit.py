@@ -49,15 +49,23 @@ def line_span(source: str, pos: int) -> tuple[int, int]:
 
 
 _EOL = re.compile(r"\r\n|[\n\r\u2028\u2029]")  # line terminators, as JavaScript counts lines
+_SCRIPT = re.compile(r"<script\b[^>]*>.*?(?:</script\s*>|\Z)", re.S | re.I)
 
 
-def _position(source: str, line: int, column: int) -> int | None:
-    """The offset of a 0-based (line, column) as JavaScript counts them; None past the end."""
-    breaks = list(_EOL.finditer(source))
+def _position(source: str, line: int, column: int, html: bool = False) -> int | None:
+    """The offset of a 0-based (line, column) as the browser counts them; None past the end.
+
+    JavaScript also ends lines at U+2028 and U+2029; in an HTML document only an inline
+    script's do (the HTML parser counts the lines before a script, V8 those within it).
+    """
+    breaks = [(m.start(), m.end()) for m in _EOL.finditer(source)]
+    if html:
+        scripts = [m.span() for m in _SCRIPT.finditer(source)]
+        breaks = [b for b in breaks if source[b[0]] in "\r\n" or any(a <= b[0] < z for a, z in scripts)]
     if not 0 <= line <= len(breaks):
         return None
-    start = breaks[line - 1].end() if line else 0
-    end = breaks[line].start() if line < len(breaks) else len(source)
+    start = breaks[line - 1][1] if line else 0
+    end = breaks[line][0] if line < len(breaks) else len(source)
     return start + min(max(column, 0), end - start)
 
 
@@ -95,7 +103,7 @@ def error_spans(source: str, page_errors: list[dict[str, str]], html: bool) -> l
     out = []
     for err in page_errors:
         for m in _STACK.finditer(err.get("stack", "")):
-            pos = _position(source, int(m.group(1)) - 1, int(m.group(2)))
+            pos = _position(source, int(m.group(1)) - 1, int(m.group(2)), html=True)
             if pos is not None:
                 out.append(line_span(source, pos))
     return out[:MAX_HITS]
@@ -126,11 +134,11 @@ def item_spans(source: str, result: dict[str, Any], html: bool) -> list[tuple[in
     return merge([(s, e) for s, e in spans if 0 <= s < e <= len(source)])
 
 
-def compile_error_spans(source: str, errors: list[dict[str, Any]]) -> list[tuple[int, int]]:
+def compile_error_spans(source: str, errors: list[dict[str, Any]], html: bool = False) -> list[tuple[int, int]]:
     """Lines of compile or parse errors (1-based line, 0-based column, as esbuild and V8 say)."""
     out = []
     for err in errors:
-        pos = _position(source, int(err.get("line", 1)) - 1, int(err.get("column", 0)))
+        pos = _position(source, int(err.get("line", 1)) - 1, int(err.get("column", 0)), html)
         if pos is not None:
             out.append(line_span(source, pos))
     return merge([(s, e) for s, e in out if 0 <= s < e <= len(source)])

@@ -288,7 +288,7 @@ class WebAppEnv(CodeEnv):
             value = (1.0 if r["passed"] else -1.0) / n
             spans += [(s + off, e + off, value) for s, e in cr.item_spans(src, r, kind == "html")]
         if syntax:
-            spans += [(s + off, e + off, -0.1) for s, e in cr.compile_error_spans(src, load["parse_at"])]
+            spans += [(s + off, e + off, -0.1) for s, e in cr.compile_error_spans(src, load["parse_at"], html=True)]
         verdict.update(
             {
                 "stages": dict(comps),
