@@ -54,11 +54,17 @@ def test_a_code_line_that_starts_with_a_fence_and_more_does_not_close_the_block(
     app = "<script>\nconst s = `\n```js console.log(1)```\n`;\n</script>"
     got = extract_code("Here:\n```html\n" + app + "\n```  \nDone.", "html")
     assert got is not None and got.code == app
+    # while blanks, prose after a space, or a carriage return after a closing fence still close it
+    for reply in ("```html\n<p>A</p>\n``` That's it.\n```\nnot code\n```", "```html\r\n<p>A</p>\r\n```\r\nBye."):
+        got = extract_code(reply, "html")
+        assert got is not None and got.code.rstrip("\r") == "<p>A</p>"
+    got = extract_code("~~~html `x`\n<p>A</p>\n~~~\n", "html")  # a backtick in a tilde fence's info string
+    assert got is not None and got.code == "<p>A</p>"
 
 
 def test_runs_of_fence_characters_are_read_once() -> None:
     # Each of these took seconds to minutes when every backtick was tried as a fence opening.
-    for text in ("`" * 4000, "``` " * 4000, "~~~a" * 4000):
+    for text in ("`" * 4000, "``` " * 4000, "~~~a" * 4000, "```" + " " * 20000 + "x"):
         got = extract_code(text, "html")
         assert got is not None and not got.fenced and got.code == text.strip()
     got = extract_code("```html\n" + "`" * 4000, "html")

@@ -11,15 +11,16 @@ import re
 from dataclasses import dataclass
 
 # ```lang\n ... ``` ; the closing fence may be missing when a completion was cut off.
-# A fence opens only where a run of backticks (or tildes) begins, and takes the whole run
-# (possessive), and the info string after it holds no backtick or tilde: otherwise every
-# backtick of a long run was tried as an opening, with every shorter length, and a reply of n
-# backticks cost n**3 steps (16,000 of them: minutes). As in CommonMark, the closing fence is
-# a line of its own, the opening run (or longer) and blanks: a code line that starts with
-# ```js ... does not end the block.
+# A fence opens only where a run of backticks (or tildes) begins, and every part of the opening
+# line is matched once (possessive): the old pattern tried every backtick of a long run as an
+# opening, with every shorter length, and a reply of n backticks cost n**3 steps (16,000 of
+# them: minutes). A backtick fence's info string holds no backtick (CommonMark), a tilde
+# fence's no tilde, so a line of many fences is read once. A closing fence starts a line; an
+# info string right after it (```js console.log(1)``` in the code) does not close the block,
+# while blanks or prose after a space do (``` That's it.).
 _FENCE = re.compile(
-    r"(?<![`~])(?P<fence>`{3,}+|~{3,}+)[ \t]*(?P<lang>[\w+#.-]*)[^\n`~]*\n(?P<body>.*?)"
-    r"(?:\n[ \t]*(?P=fence)[`~]*[ \t]*(?=\n|\Z)|\Z)",
+    r"(?<![`~])(?:(?P<bt>`{3,}+)[ \t]*+(?P<lb>[\w+#.-]*+)[^\n`]*+|(?P<tl>~{3,}+)[ \t]*+(?P<lt>[\w+#.-]*+)[^\n~]*+)\n"
+    r"(?P<body>.*?)(?:\n[ \t]*(?(bt)(?P=bt)|(?P=tl))[`~]*(?![\w+#-])|\Z)",
     re.S,
 )
 
@@ -88,7 +89,7 @@ def extract_code(completion: str, language: str | None = None) -> Extracted | No
     """
     blocks = []
     for m in _FENCE.finditer(completion):
-        tag = m.group("lang").lower()
+        tag = (m.group("lb") or m.group("lt") or "").lower()
         blocks.append((LANGUAGE_ALIASES.get(tag, tag or None), m.start("body"), m.end("body")))
     if blocks:
         want = LANGUAGE_ALIASES.get(language or "", language)
