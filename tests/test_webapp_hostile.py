@@ -293,6 +293,9 @@ HIDE_ERRORS = {
     "listener prevents default": "addEventListener('error', (e) => e.preventDefault());",
     "capturing listener stops it": "addEventListener('error', (e) => { e.preventDefault();"
     " e.stopImmediatePropagation(); }, true); addEventListener('unhandledrejection', (e) => e.preventDefault());",
+    "built-ins replaced first": "Array.prototype.splice = function () { return []; };"
+    " Array.prototype[Symbol.iterator] = function* () {}; Object.prototype.toJSON = function () { return {}; };"
+    " Error.prepareStackTrace = () => 'fine'; window.onerror = (m, f, l, c, err) => { err.stack = 'fine'; return true; };",
 }
 
 
@@ -306,6 +309,16 @@ def test_an_app_cannot_hide_its_own_errors(env, hide, error):
     if error == "let x = ;":  # did not parse: the source stage fails, where it failed is known
         assert comps["source"] == 0.0 and info["verdict"]["load"]["parse_at"][0]["line"] == 1
     assert reward < 1.0
+
+
+def test_an_error_event_the_app_dispatches_and_prevents_itself_is_no_error(env):
+    html = GOLD.replace(
+        "<button",
+        "<script>addEventListener('error', (e) => e.preventDefault());"
+        " dispatchEvent(new ErrorEvent('error', {cancelable: true, message: 'app notice'}));</script><button",
+    )
+    reward, info = grade(env, html)
+    assert reward == 1.0 and info["verdict"]["load"]["page_errors"] == []
 
 
 def test_navigation_away_is_blocked_and_flagged(env):

@@ -148,27 +148,34 @@ SUPPRESSED = "__codegym_suppressed "
 # throws) out of the console and out of DevTools' ``Runtime.exceptionThrown``, which is where
 # Playwright's ``pageerror`` comes from: a page with a broken script passed the source and
 # runtime stages. This init script runs before any of the app's: its listeners (capturing, so
-# first on the window) see every error and unhandled rejection, and once the event is over
-# (a MessageChannel task: the fake clock does not hold it) report those the app prevented,
-# through the console.error it kept (no URL: session._equip reads it as uncaught). What it
-# reads it reads through the getters it kept, so redefining them later changes nothing.
+# first on the window) read every error and unhandled rejection the browser raised, and once
+# the event is over (a MessageChannel task: the fake clock does not hold it) report those the
+# app prevented, through the console.error it kept (no URL: session._equip reads it as
+# uncaught). It uses only what it kept (no Array or Object method the app could replace, a
+# record with no prototype for JSON), reads the stack before the app's handlers can touch the
+# error, and pins ``Error.prepareStackTrace`` so that stacks keep V8's wording.
 ERRORS_INIT = (
-    "(() => { try { const apply = Reflect.apply, json = JSON.stringify, report = console.error, win = globalThis;"
+    "(() => { try { const apply = Reflect.apply, json = JSON.stringify, report = console.error, con = console,"
+    " win = globalThis, record = Object.create, str = String;"
     " const get = (C, k) => Object.getOwnPropertyDescriptor(C.prototype, k).get;"
-    " const prevented = get(Event, 'defaultPrevented'), target = get(Event, 'target'),"
-    " error = get(ErrorEvent, 'error'), message = get(ErrorEvent, 'message'), line = get(ErrorEvent, 'lineno'),"
-    " column = get(ErrorEvent, 'colno'), reason = get(PromiseRejectionEvent, 'reason');"
-    " const pending = [], ch = new MessageChannel(), post = ch.port2.postMessage, push = Array.prototype.push;"
-    " const text = (v, fallback) => { try { if (v && typeof v.stack === 'string' && v.stack) return v.stack;"
-    " } catch (x) {} try { return fallback + String(v); } catch (x) { return fallback; } };"
-    " ch.port1.onmessage = () => { for (const [e, entry] of pending.splice(0)) if (apply(prevented, e, []))"
-    f" apply(report, console, ['{SUPPRESSED}' + json(entry)]); }};"
-    " const later = (e, entry) => { if (apply(push, pending, [[e, entry]]) === 1) apply(post, ch.port2, [0]); };"
-    " win.addEventListener('error', (e) => { if (apply(target, e, []) !== win) return;"
-    " const v = apply(error, e, []); later(e, {stack: text(v, 'Error: ') || apply(message, e, []),"
-    " line: apply(line, e, []), column: apply(column, e, [])}); }, true);"
-    " win.addEventListener('unhandledrejection', (e) => {"
-    " later(e, {stack: text(apply(reason, e, []), 'Uncaught (in promise) ')}); }, true);"
+    " const prevented = get(Event, 'defaultPrevented'), error = get(ErrorEvent, 'error'),"
+    " message = get(ErrorEvent, 'message'), line = get(ErrorEvent, 'lineno'), column = get(ErrorEvent, 'colno'),"
+    " reason = get(PromiseRejectionEvent, 'reason'), target = get(Event, 'target');"
+    " Object.defineProperty(Error, 'prepareStackTrace', {value: undefined, writable: false, configurable: false});"
+    " const pending = record(null), ch = new MessageChannel(), port = ch.port2, post = port.postMessage;"
+    " let head = 0, tail = 0;"
+    " ch.port1.onmessage = () => { while (head < tail) { const p = pending[head]; delete pending[head++];"
+    f" if (apply(prevented, p.e, [])) apply(report, con, ['{SUPPRESSED}' + json(p.entry)]); }} }};"
+    " const later = (e, stack, at) => { const p = record(null), entry = record(null); entry.stack = stack;"
+    " if (at) { entry.line = apply(line, e, []); entry.column = apply(column, e, []); } p.e = e; p.entry = entry;"
+    " pending[tail++] = p; if (tail - head === 1) apply(post, port, [0]); };"
+    " const stackOf = (v, fallback) => { try { const s = v.stack; if (typeof s === 'string' && s) return s;"
+    " } catch (x) {} return fallback(); };"
+    " win.addEventListener('error', (e) => { if (!e.isTrusted || apply(target, e, []) !== win) return;"
+    " later(e, stackOf(apply(error, e, []), () => apply(message, e, [])), true); }, true);"
+    " win.addEventListener('unhandledrejection', (e) => { if (!e.isTrusted) return; const v = apply(reason, e, []);"
+    " later(e, stackOf(v, () => { try { return 'Uncaught (in promise) ' + str(v); }"
+    " catch (x) { return 'Uncaught (in promise)'; } }), false); }, true);"
     " } catch (e) {} })();"
 )
 
