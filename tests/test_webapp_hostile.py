@@ -295,12 +295,17 @@ HIDE_ERRORS = {
     " e.stopImmediatePropagation(); }, true); addEventListener('unhandledrejection', (e) => e.preventDefault());",
     "built-ins replaced first": "Array.prototype.splice = function () { return []; };"
     " Array.prototype[Symbol.iterator] = function* () {}; Object.prototype.toJSON = function () { return {}; };"
-    " Error.prepareStackTrace = () => 'fine'; window.onerror = (m, f, l, c, err) => { err.stack = 'fine'; return true; };",
+    " Error.prepareStackTrace = () => 'fine';"
+    " window.onerror = (m, f, l, c, err) => { err.stack = 'fine'; return true; };",
+    # the fake clock logs what a timer throws with the page's console.error
+    "console silenced": "console.error = () => {}; window.console = {log() {}, error() {}, warn() {}};",
 }
 
 
 @pytest.mark.parametrize("hide", HIDE_ERRORS.values(), ids=HIDE_ERRORS.keys())
-@pytest.mark.parametrize("error", ["let x = ;", "null.foo;", "Promise.reject(new Error('nope'));"])
+@pytest.mark.parametrize(
+    "error", ["let x = ;", "null.foo;", "Promise.reject(new Error('nope'));", "setTimeout(() => null.foo, 0);"]
+)
 def test_an_app_cannot_hide_its_own_errors(env, hide, error):
     html = GOLD.replace("<button", f"<script>{hide}</script><script>{error}</script><button")
     reward, info = grade(env, html)

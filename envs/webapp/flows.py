@@ -384,8 +384,9 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState, dom: Dom 
             try:
                 await page.clock.run_for(int(step["advance"]))
             except Exception as exc:
-                # The fake clock runs every due timer, then re-raises the first error one threw:
-                # an uncaught error of the app, and time has passed all the same.
+                # The fake clock runs every due timer, then re-raises the first error one threw
+                # (callbacks report theirs themselves, session.ERRORS_INIT; a string given to
+                # setTimeout does not): an uncaught error of the app, and time has passed all the same.
                 text = str(exc).removeprefix("Clock.run_for: ")
                 if page.is_closed() or "has been closed" in text or "context was destroyed" in text:
                     raise

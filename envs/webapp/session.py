@@ -154,6 +154,12 @@ SUPPRESSED = "__codegym_suppressed "
 # uncaught). It uses only what it kept (no Array or Object method the app could replace, a
 # record with no prototype for JSON), reads the stack before the app's handlers can touch the
 # error, and pins ``Error.prepareStackTrace`` so that stacks keep V8's wording.
+# What a timer callback throws never reaches the window: the fake clock runs timers itself,
+# catches the error and logs it with the page's global ``console.error``, which the app can
+# replace. So the callbacks of setTimeout, setInterval, requestAnimationFrame and
+# requestIdleCallback are wrapped: what they throw is reported at once through the kept
+# console.error and goes no further (in a browser without the fake clock an error in one
+# timer does not stop the others either).
 ERRORS_INIT = (
     "(() => { try { const apply = Reflect.apply, json = JSON.stringify, report = console.error, con = console,"
     " win = globalThis, record = Object.create, str = String;"
@@ -171,6 +177,14 @@ ERRORS_INIT = (
     " pending[tail++] = p; if (tail - head === 1) apply(post, port, [0]); };"
     " const stackOf = (v, fallback) => { try { const s = v.stack; if (typeof s === 'string' && s) return s;"
     " } catch (x) {} return fallback(); };"
+    " const now = (v) => { const entry = record(null); entry.stack = stackOf(v, () => { try {"
+    " return 'Uncaught ' + str(v); } catch (x) { return 'Uncaught'; } });"
+    f" apply(report, con, ['{SUPPRESSED}' + json(entry)]); }};"
+    " for (const name of ['setTimeout', 'setInterval', 'requestAnimationFrame', 'requestIdleCallback']) {"
+    " const schedule = win[name]; if (typeof schedule !== 'function') continue;"
+    " win[name] = function () { const args = arguments, callback = args[0]; if (typeof callback === 'function') {"
+    " args[0] = function () { try { return apply(callback, this, arguments); } catch (e) { now(e); } }; }"
+    " return apply(schedule, this, args); }; }"
     " win.addEventListener('error', (e) => { if (!e.isTrusted || apply(target, e, []) !== win) return;"
     " later(e, stackOf(apply(error, e, []), () => apply(message, e, [])), true); }, true);"
     " win.addEventListener('unhandledrejection', (e) => { if (!e.isTrusted) return; const v = apply(reason, e, []);"
@@ -306,10 +320,11 @@ async def _equip(ctx: Any, watch: Watch, origin: str, credit: bool, budget: Budg
         if msg.type != "error":
             return
         if not msg.location.get("url"):
-            # Uncaught in a timer: the fake clock runs timers itself and logs what they throw
-            # with console.error from its init script (no URL), and no pageerror fires. The
-            # app's own console.error, even in a timer, carries the app's URL (code it evals
-            # has none either, and would count as uncaught).
+            # Uncaught: what ERRORS_INIT reports (a timer callback threw, or the app hid an
+            # error), or what the fake clock logs itself (a string given to setTimeout threw);
+            # both log from an init script, with no URL, and no pageerror fires. The app's own
+            # console.error, even in a timer, carries the app's URL (code it evals has none
+            # either, and would count as uncaught).
             if len(watch.page_errors) < 50:
                 watch.page_errors.append(suppressed(msg.text, watch) or uncaught(msg.text))
         elif len(watch.console_errors) < 50:
