@@ -103,19 +103,30 @@ def signup(i: int) -> dict[str, Any]:
     rubric = [
         item(
             "required",
-            f"Submitting without a {nlabel.lower()} shows '{nlabel} is required' in #{nid}-error; "
-            "with one, the message is gone.",
+            f"Submitting the empty form shows '{nlabel} is required' in #{nid}-error and the email and "
+            "password messages too; a name of only spaces is still missing; with one, the message is gone.",
             {"click": "#submit"},
             *shown(f"#{nid}-error", equals=f"{nlabel} is required"),
+            # every field is checked, not only the first bad one
+            {"expect": "text", "sel": "#email-error", "equals": "Enter a valid email address"},
+            {"expect": "text", "sel": "#password-error", "equals": f"Password must be at least {minlen} characters"},
+            {"fill": f"#{nid}", "value": "   "},
+            {"click": "#submit"},
+            {"expect": "text", "sel": f"#{nid}-error", "equals": f"{nlabel} is required"},
             {"fill": f"#{nid}", "value": name},
             {"click": "#submit"},
             {"expect": "text", "sel": f"#{nid}-error", "equals": ""},
         ),
         item(
             "email",
-            "An address without a domain (e.g. 'ada@') is rejected with a message in #email-error.",
+            "An address without a domain (e.g. 'ada@') or without a '.tld' (e.g. 'ada@example') is rejected "
+            "with a message in #email-error.",
             *valid({"fill": "#email", "value": "ada@"}, {"click": "#submit"}),
             *shown("#email-error", equals="Enter a valid email address"),
+            {"expect": "text", "sel": "#result", "equals": ""},
+            {"fill": "#email", "value": "ada@example"},
+            {"click": "#submit"},
+            {"expect": "text", "sel": "#email-error", "equals": "Enter a valid email address"},
             {"expect": "text", "sel": "#result", "equals": ""},
         ),
         item(
@@ -131,10 +142,15 @@ def signup(i: int) -> dict[str, Any]:
         ),
         item(
             "success",
-            "A valid form shows 'Welcome, <name>!' in #result and no error message.",
+            "A valid form shows 'Welcome, <name>!' in #result and no error message; submitting it again "
+            "with a bad email empties #result.",
             *valid({"click": "#submit"}),
             *shown("#result", equals=f"Welcome, {name}!"),
             *({"expect": "text", "sel": f"#{e}-error", "equals": ""} for e in errors),
+            {"fill": "#email", "value": "nope"},
+            {"click": "#submit"},
+            {"expect": "text", "sel": "#email-error", "equals": "Enter a valid email address"},
+            {"expect": "text", "sel": "#result", "equals": ""},
         ),
         item(
             "clears",
@@ -150,10 +166,13 @@ def signup(i: int) -> dict[str, Any]:
         rubric.append(
             item(
                 "confirm",
-                "A confirmation that differs from the password shows 'Passwords do not match'; a matching one "
-                "clears it.",
+                "A confirmation that differs from the password (or is empty) shows 'Passwords do not match'; "
+                "a matching one clears it.",
                 *valid({"fill": "#confirm", "value": good_pw + "!"}, {"click": "#submit"}),
                 *shown("#confirm-error", equals="Passwords do not match"),
+                {"fill": "#confirm", "value": ""},
+                {"click": "#submit"},
+                {"expect": "text", "sel": "#confirm-error", "equals": "Passwords do not match"},
                 {"fill": "#confirm", "value": good_pw},
                 {"click": "#submit"},
                 {"expect": "text", "sel": "#confirm-error", "equals": ""},
@@ -188,19 +207,44 @@ def signup(i: int) -> dict[str, Any]:
                 'setError("password", "Password must be at least " + MIN + " characters");',
             ),
         ),
+        breaking(
+            gold,
+            "email-no-tld",
+            ["email"],
+            ("/^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$/", "/^\\S+@\\S+$/"),
+        ),
+        breaking(gold, "welcome-sticks", ["success"], ('  } else {\n    result.textContent = "";\n  }', "  }")),
+        breaking(gold, "blank-name-ok", ["required"], (f'v("{nid}").trim() ?', f'v("{nid}") ?')),
+        breaking(
+            gold,
+            "first-error-only",
+            ["required"],
+            ('errors += setError("email",', 'if (!errors) errors += setError("email",'),
+            ('errors += setError("password",', 'if (!errors) errors += setError("password",'),
+        ),
     ]
+    if confirm:
+        broken.append(
+            breaking(
+                gold,
+                "empty-confirm-ok",
+                ["confirm"],
+                ('v("confirm") === v("password") ?', '(!v("confirm") || v("confirm") === v("password")) ?'),
+            )
+        )
     fields = f"#{nid} ({nlabel}), #email, #password" + (", #confirm (confirm password)" if confirm else "")
     request = (
         f"A '{title}' form (id 'signup') with fields {fields} and a submit button #submit. Validate on "
-        f"submit without reloading the page: each field's message goes in the element with id "
-        f"'<field id>-error' (empty when the field is fine). Rules: {nlabel.lower()} required; email must "
+        "submit without reloading the page, checking every field: each field's message goes in the element "
+        f"with id '<field id>-error' (empty when the field is fine). Rules: {nlabel.lower()} required (not "
+        "just spaces); email must "
         f"look like name@domain.tld; password at least {minlen} characters"
         + ("; confirmation must match" if confirm else "")
         + ". Exact messages: "
         f"'{nlabel} is required', 'Enter a valid email address', 'Password must be at least {minlen} "
         "characters'"
         + (", 'Passwords do not match'" if confirm else "")
-        + ". When everything is valid, #result shows 'Welcome, <name>!'."
+        + ". When everything is valid, #result shows 'Welcome, <name>!' (empty otherwise)."
     )
     return task(
         f"form-{i + 1:02d}",
@@ -334,9 +378,21 @@ def calculator(i: int) -> dict[str, Any]:
         ),
         item(
             "decimal",
-            "The . button enters decimals: 1.5 + 1 = shows 2.5.",
+            "The . button enters decimals: 1.5 + 1 = shows 2.5; after C, 0.1 + 0.2 = shows 0.3.",
             *keys("1", "dot", "5", "plus", "1", "equals"),
             {"expect": "text", "sel": f"#{disp}", "equals": "2.5"},
+            *keys("clear", "0", "dot", "1", "plus", "0", "dot", "2", "equals"),
+            {"expect": "text", "sel": f"#{disp}", "equals": "0.3"},
+        ),
+        item(
+            "after_equals",
+            "A digit pressed after = starts a new number: 1 + 2 = then 5 shows 5, and + 1 = then shows 6.",
+            *keys("1", "plus", "2", "equals"),
+            {"expect": "text", "sel": f"#{disp}", "equals": "3"},
+            *keys("5"),
+            {"expect": "text", "sel": f"#{disp}", "equals": "5"},
+            *keys("plus", "1", "equals"),
+            {"expect": "text", "sel": f"#{disp}", "equals": "6"},
         ),
     ]
     if opjs == "/":
@@ -370,11 +426,20 @@ def calculator(i: int) -> dict[str, Any]:
             ["decimal"],
             ('document.getElementById("' + p + '-dot").addEventListener("click", () => digit("."));', ""),
         ),
+        breaking(
+            gold,
+            "append-after-equals",
+            ["after_equals"],
+            ("  op = null; stored = null; fresh = true;", "  op = null; stored = null; fresh = false;"),
+        ),
+        breaking(gold, "float-noise", ["decimal"], ("String(Math.round(x * 1e9) / 1e9)", "String(x)")),
     ]
     request = (
-        f"A calculator. Display #{disp} starts at 0. Buttons: digits #{p}-0 … #{p}-9, #{p}-dot (.), "
+        f'A calculator. The display, a <div id="{disp}"> showing the current number as its text, starts at 0. '
+        f"Buttons: digits #{p}-0 … #{p}-9, #{p}-dot (.), "
         f"#{p}-plus (+), #{p}-{opword} ({opsym}), #{p}-equals (=) and #{p}-clear (C). Operators apply "
-        "left to right as they are entered (2 + 3 + 4 = gives 9); results show without trailing zeros"
+        "left to right as they are entered (2 + 3 + 4 = gives 9); a digit pressed after = starts a new number; "
+        "results show without trailing zeros or floating-point noise (0.1 + 0.2 = gives 0.3)"
         + ("; dividing by zero shows 'Error'" if opjs == "/" else "")
         + "."
     )
@@ -474,23 +539,32 @@ def converter(i: int) -> dict[str, Any]:
     other = "3.5"
     other_expected = f"{float(other) * factors[src] / factors[dst]:.2f}"
     other_dst2 = f"{float(other) * factors[src] / factors[dst2]:.2f}"
+    # the unit no other step uses, as the new source: its factor is checked too
+    (src2,) = [u for u in factors if u not in (src, dst, dst2)]
+    other_src2 = f"{float(other) * factors[src2] / factors[dst2]:.2f}"
     rubric = [
         item(
             "convert",
             f"Typing {value} with {src} → {dst} shows {expected} in #result (2 decimals), no button needed; "
-            f"then typing {other} shows {other_expected}.",
+            f"then typing {other} shows {other_expected}, and 0 shows 0.00.",
             {"fill": "#amount", "value": value},
             {"expect": "text", "sel": "#result", "equals": expected},
             {"fill": "#amount", "value": other},
             {"expect": "text", "sel": "#result", "equals": other_expected},
+            # a result that ends in zeros keeps both decimals
+            {"fill": "#amount", "value": "0"},
+            {"expect": "text", "sel": "#result", "equals": "0.00"},
         ),
         item(
             "unit_change",
-            f"With {other} typed, changing #to-unit to {dst2} updates the result to {other_dst2}.",
+            f"With {other} typed, changing #to-unit to {dst2} updates the result to {other_dst2}; then "
+            f"changing #from-unit to {src2} updates it to {other_src2}.",
             {"fill": "#amount", "value": other},
             {"expect": "text", "sel": "#result", "equals": other_expected},
             {"select": "#to-unit", "value": dst2},
             {"expect": "text", "sel": "#result", "equals": other_dst2},
+            {"select": "#from-unit", "value": src2},
+            {"expect": "text", "sel": "#result", "equals": other_src2},
         ),
         item(
             "swap",
@@ -510,8 +584,12 @@ def converter(i: int) -> dict[str, Any]:
         ),
         item(
             "invalid",
-            "Text that is not a number shows 'Enter a number'.",
+            "Text that is not a number shows 'Enter a number', also when it starts with digits ('12abc').",
             {"fill": "#amount", "value": "abc"},
+            {"expect": "text", "sel": "#result", "equals": "Enter a number"},
+            {"fill": "#amount", "value": "1"},
+            {"expect": "text", "sel": "#result", "not_equals": "Enter a number"},
+            {"fill": "#amount", "value": "12abc"},
             {"expect": "text", "sel": "#result", "equals": "Enter a number"},
         ),
     ]
@@ -535,13 +613,45 @@ def converter(i: int) -> dict[str, Any]:
             ["invalid"],
             ('if (!Number.isFinite(x)) { $("result").textContent = "Enter a number"; return; }', ""),
         ),
+        breaking(
+            gold,
+            "round-no-pad",
+            # Math.round(x * 100) / 100 drops the zeros that toFixed(2) keeps
+            ["convert"] + (["unit_change"] if other_dst2.endswith("0") or other_src2.endswith("0") else []),
+            (
+                '(base / FACTORS[$("to-unit").value]).toFixed(2)',
+                'String(Math.round(base / FACTORS[$("to-unit").value] * 100) / 100)',
+            ),
+        ),
+        breaking(
+            gold,
+            "parsefloat",
+            ["invalid"],
+            ("const x = Number(raw);\n  if (!Number.isFinite(x))", "const x = parseFloat(raw);\n  if (isNaN(x))"),
+        ),
+        breaking(
+            gold,
+            "from-unit-ignored",
+            ["unit_change"],
+            ('for (const id of ["amount", "from-unit", "to-unit"])', 'for (const id of ["amount", "to-unit"])'),
+        ),
+        breaking(
+            gold,
+            "inverted-factor",
+            ["unit_change"],
+            (f'"{src2}": {json.dumps(factors[src2])}', f'"{src2}": {json.dumps(1 / factors[src2])}'),
+        ),
     ]
     units = ", ".join(factors)
+    (base,) = [u for u, f in factors.items() if f == 1.0]
+    # the sizes, so that no unit is left to a guess (which cup? a rounded mile?)
+    sizes = ", ".join(f"1 {u} = {f:.10g} {base}" for u, f in factors.items() if u != base)
     request = (
-        f"A {title.lower()} unit converter: input #amount, selects #from-unit and #to-unit (option values: "
-        f"{units}; initially {src} → {dst}), a #swap button that exchanges the units, and #result showing the "
-        "converted amount with exactly 2 decimals, updated as the user types or changes a unit. Anything "
-        "that is not a number shows 'Enter a number'."
+        f'A {title.lower()} unit converter: a text input <input id="amount">, selects #from-unit and #to-unit '
+        f"(option values: {units}; initially {src} → {dst}; {sizes}), a #swap button that "
+        "exchanges the units, and #result showing just the converted number with exactly 2 decimals (e.g. "
+        f"'{expected}', no unit), updated on every input event as the user types and when a unit changes. "
+        "Anything that is not entirely a number (e.g. 'abc' or '12abc') shows 'Enter a number'."
     )
     return task(
         f"convert-{i + 1:02d}",
@@ -615,6 +725,15 @@ def counter(i: int) -> dict[str, Any]:
     up_clicks = -(-(hi - start - up1) // big)
     down1 = 1 if (start + 1 - lo) % big else 2
     down_clicks = -(-(start + down1 - lo) // big)
+    # A counter that starts at its minimum shows that from the start.
+    at_min = (
+        [
+            {"expect": "text", "sel": "#limit-msg", "equals": "Minimum reached"},
+            {"expect": "attr", "sel": "#dec", "name": "disabled"},
+        ]
+        if start == lo
+        else []
+    )
     rubric = [
         item(
             "inc",
@@ -624,10 +743,12 @@ def counter(i: int) -> dict[str, Any]:
         ),
         item(
             "step",
-            f"Choosing step {big} in #step makes #inc add {big}.",
+            f"Choosing step {big} in #step makes #inc add {big} and #dec subtract {big}.",
             {"select": "#step", "value": str(big)},
             {"click": "#inc"},
             {"expect": "text", "sel": "#count", "equals": str(min(hi, start + big))},
+            {"click": "#dec"},
+            {"expect": "text", "sel": "#count", "equals": str(min(hi, start + big) - big)},
         ),
         item(
             "max",
@@ -638,26 +759,37 @@ def counter(i: int) -> dict[str, Any]:
             {"expect": "text", "sel": "#count", "equals": str(hi)},
             {"expect": "text", "sel": "#limit-msg", "equals": "Maximum reached"},
             {"expect": "attr", "sel": "#inc", "name": "disabled"},
+            # one step back: the message goes and #inc works again
+            {"click": "#dec"},
+            {"expect": "text", "sel": "#limit-msg", "equals": ""},
+            {"expect": "attr", "sel": "#inc", "name": "disabled", "absent": True},
         ),
         item(
             "min",
             f"#count never goes below {lo}; #limit-msg says 'Minimum reached' and #dec is disabled there.",
+            *at_min,
             *[{"click": "#inc"} for _ in range(down1)],
             {"expect": "text", "sel": "#count", "equals": str(start + down1)},
             {"select": "#step", "value": str(big)},
             *[{"click": "#dec"} for _ in range(down_clicks)],
             {"expect": "text", "sel": "#count", "equals": str(lo)},
-            {"expect": "text", "sel": "#limit-msg", "equals": "Minimum reached"},
-            {"expect": "attr", "sel": "#dec", "name": "disabled"},
+            *at_min,
+            {"click": "#inc"},
+            {"expect": "text", "sel": "#limit-msg", "equals": ""},
+            {"expect": "attr", "sel": "#dec", "name": "disabled", "absent": True},
         ),
         item(
             "reset",
-            f"#reset brings #count back to {start}.",
+            f"#reset brings #count back to {start}, also from the maximum (#inc works again).",
             {"click": "#inc"},
             {"click": "#inc"},
             {"expect": "text", "sel": "#count", "equals": str(start + 2)},
+            {"select": "#step", "value": str(big)},
+            *[{"click": "#inc"} for _ in range(-(-(hi - start - 2) // big))],
             {"click": "#reset"},
             {"expect": "text", "sel": "#count", "equals": str(start)},
+            {"expect": "attr", "sel": "#inc", "name": "disabled", "absent": True},
+            {"expect": "text", "sel": "#limit-msg", "equals": "Minimum reached" if start == lo else ""},
         ),
     ]
     broken = [
@@ -693,12 +825,43 @@ def counter(i: int) -> dict[str, Any]:
             ["reset"] if start != 0 else [],
             ("() => { value = START; render(); }", "() => { value = 0; render(); }"),
         ),
+        breaking(
+            gold,
+            "limit-msg-never-cleared",
+            ["max", "min"] + (["reset"] if start != lo else []),
+            (
+                'document.getElementById("limit-msg").textContent = value >= MAX ? "Maximum reached" : value <= MIN'
+                ' ? "Minimum reached" : "";',
+                'if (value >= MAX || value <= MIN) document.getElementById("limit-msg").textContent ='
+                ' value >= MAX ? "Maximum reached" : "Minimum reached";',
+            ),
+        ),
+        breaking(
+            gold,
+            "reset-leaves-limit-state",
+            ["reset"],
+            (
+                "() => { value = START; render(); }",
+                '() => { value = START; document.getElementById("count").textContent = START; }',
+            ),
+        ),
+        breaking(
+            gold,
+            "dec-ignores-step",
+            ["step"] + (["min"] if start + down1 - down_clicks != lo else []),
+            ("value + sign * step", "value + (sign > 0 ? step : -1)"),
+        ),
     ]
     broken = [b for b in broken if b["breaks"]]
+    # (every variant that starts at its minimum carries this one)
+    at_start = (
+        [breaking(gold, "not-rendered-on-load", ["min"], ("render();\n</script>", "</script>"))] if at_min else []
+    )
     request = (
         f"A '{label}' counter: #count starts at {start}; #inc and #dec add/subtract the step chosen in "
         f'<select id="step"> (options {", ".join(map(str, steps))}); the value stays within {lo}..{hi} '
-        f"and the button that would leave the range is disabled; #limit-msg says 'Maximum reached' or "
+        "(a step that would pass a limit stops at it) and at a limit the button that would leave the "
+        f"range is disabled; #limit-msg says 'Maximum reached' or "
         f"'Minimum reached' at a limit (empty otherwise); #reset returns to {start}."
     )
     return task(
@@ -707,7 +870,7 @@ def counter(i: int) -> dict[str, Any]:
         request,
         rubric,
         gold,
-        [broken[i % len(broken)]] if i < 3 else broken,
+        [broken[i % len(broken)], *at_start] if i < 3 else broken + at_start,
         difficulty="easy",
         split="test" if i == 4 else "train",
     )
