@@ -109,27 +109,37 @@ def todo(i: int) -> dict[str, Any]:
         ),
         item(
             "delete",
-            f"Each {noun} has a button with class 'delete' that removes that {noun} only.",
-            *(step for text in (a, b, c) for step in ({"fill": f"#{inp}", "value": text}, {"click": f"#{add}"})),
-            {"click": f"#{lst} li:nth-child(2) .delete"},  # the middle one: not the first, not the last
-            {"expect": "texts", "sel": f"#{lst} li .label", "equals": [a, c]},
+            f"Each {noun} has a button with class 'delete' that removes that {noun} only (even if another "
+            "has the same text).",
+            *(step for text in (a, b, c, b) for step in ({"fill": f"#{inp}", "value": text}, {"click": f"#{add}"})),
+            # not the first, not the last, and its text repeats further down: only this one goes
+            {"click": f"#{lst} li:nth-child(2) .delete"},
+            {"expect": "texts", "sel": f"#{lst} li .label", "equals": [a, c, b]},
         ),
         item(
             "count",
-            f"#{count} shows how many {noun}s are in the list.",
+            f"#{count} shows how many {noun}s are in the list, after adding, deleting and reloading.",
+            *(step for text in (a, b) for step in ({"fill": f"#{inp}", "value": text}, {"click": f"#{add}"})),
+            {"expect": "text", "sel": f"#{count}", "equals": "2"},
+            {"reload": True},
+            {"expect": "text", "sel": f"#{count}", "equals": "2"},
+            {"click": f"#{lst} li:nth-child(1) .delete"},
+            {"expect": "text", "sel": f"#{count}", "equals": "1"},
+        ),
+        item(
+            "persist",
+            f"The {noun}s survive a page reload (localStorage), including {noun}s added or deleted after a reload.",
             {"fill": f"#{inp}", "value": a},
             {"click": f"#{add}"},
             {"fill": f"#{inp}", "value": b},
             {"click": f"#{add}"},
-            {"expect": "text", "sel": f"#{count}", "equals": "2"},
-        ),
-        item(
-            "persist",
-            f"The {noun}s survive a page reload (localStorage).",
-            {"fill": f"#{inp}", "value": b},
-            {"click": f"#{add}"},
             {"reload": True},
-            {"expect": "text", "sel": f"#{lst} li .label", "equals": b},
+            {"expect": "texts", "sel": f"#{lst} li .label", "equals": [a, b]},
+            {"fill": f"#{inp}", "value": c},
+            {"click": f"#{add}"},
+            {"click": f"#{lst} li:last-child .delete"},  # the one just added: delete bugs belong to 'delete'
+            {"reload": True},
+            {"expect": "texts", "sel": f"#{lst} li .label", "equals": [a, b]},
             {"expect": "storage", "contains": b},
         ),
     ]
@@ -137,7 +147,7 @@ def todo(i: int) -> dict[str, Any]:
         breaking(
             gold,
             "no-persistence",
-            ["persist"],
+            ["count", "persist"],
             ('let entries = JSON.parse(localStorage.getItem(KEY) || "[]");', "let entries = [];"),
         ),
         breaking(
@@ -156,12 +166,58 @@ def todo(i: int) -> dict[str, Any]:
                 f'document.getElementById("{count}").textContent = String(Math.min(entries.length, 1));',
             ),
         ),
+        breaking(
+            gold,
+            "delete-not-saved",
+            ["persist"],
+            ("  entries.splice(i, 1);\n  save();\n", "  entries.splice(i, 1);\n"),
+        ),
+        breaking(
+            gold,
+            "load-shown-not-kept",
+            ["count", "persist"],
+            ('let entries = JSON.parse(localStorage.getItem(KEY) || "[]");', "let entries = [];"),
+            (
+                "render();\n</script>",
+                'entries = JSON.parse(localStorage.getItem(KEY) || "[]");\nrender();\nentries = [];\n</script>',
+            ),
+        ),
+        breaking(
+            gold,
+            "delete-by-text",
+            ["delete"],
+            ("removeEntry(i));", "removeEntry(text));"),
+            ("entries.splice(i, 1);", "entries = entries.filter((t) => t !== i);"),
+        ),
+        breaking(
+            gold,
+            "count-only-on-add",
+            ["count"],
+            (f'  document.getElementById("{count}").textContent = String(entries.length);\n', ""),
+            (
+                "  save();\n  render();\n}\n\nfunction removeEntry",
+                f'  save();\n  render();\n  document.getElementById("{count}").textContent = String(entries.length);\n}}\n\n'
+                "function removeEntry",
+            ),
+        ),
+        breaking(
+            gold,
+            "count-not-on-load",
+            ["count"],
+            (f'  document.getElementById("{count}").textContent = String(entries.length);\n', ""),
+            (
+                "function save() { localStorage.setItem(KEY, JSON.stringify(entries)); }",
+                "function save() { localStorage.setItem(KEY, JSON.stringify(entries)); "
+                f'document.getElementById("{count}").textContent = String(entries.length); }}',
+            ),
+        ),
     ]
     request = (
         f"A small list of {noun}s. An input #{inp} and a button #{add} labelled '{label}' add a {noun}; "
         f'each {noun} is an <li> in <ul id="{lst}"> holding a <span class="label"> with its text and a '
-        f"'Delete' button with class 'delete'. #{count} shows the number of {noun}s. The list is kept in "
-        f"localStorage so it survives a reload."
+        f"'Delete' button with class 'delete' that removes just that one. New {noun}s go at the end of the "
+        f"list; blank ones are ignored. #{count} holds just the number of {noun}s (e.g. '2'). The list is kept "
+        f"in localStorage so it survives a reload."
     )
     return task(
         f"todo-{i + 1:02d}",
@@ -296,7 +352,9 @@ def table(i: int) -> dict[str, Any]:
     title, tid, hname, hnum, nkey, data, query = TABLE_VARIANTS[i]
     rows = json.dumps([{"name": n, "value": v} for n, v in data])
     gold = fill(TABLE_HTML, title=title, tid=tid, hname=hname, hnum=hnum, nkey=nkey, rows=rows)
-    names_col = f"#{tid} tbody tr td:first-child"
+    # the data rows, in a <tbody> or (made by script) straight in the table; not <thead> or <tfoot>
+    names_col = f"#{tid} > tbody > tr > td:first-child, #{tid} > tr > td:first-child"
+    shown_col = f"#{tid} > tbody > tr:visible > td:first-child, #{tid} > tr:visible > td:first-child"
     by_num = [n for n, _ in sorted(data, key=lambda r: r[1])]
     by_name = sorted(n for n, _ in data)
     matching = [n for n, _ in data if query.lower() in n.lower()]
@@ -331,28 +389,31 @@ def table(i: int) -> dict[str, Any]:
         ),
         item(
             "sort_name",
-            f"Clicking the '{hname}' header (#sort-name) sorts rows alphabetically.",
+            f"Clicking the '{hname}' header (#sort-name) sorts rows alphabetically, A first, also right after "
+            "sorting by the other column.",
+            {"click": f"#sort-{nkey}"},
             {"click": "#sort-name"},
             {"expect": "texts", "sel": names_col, "equals": by_name},
         ),
         item(
             "filter",
             "Typing in #filter shows only rows whose name contains the text, ignoring case.",
-            {"fill": "#filter", "value": query},
-            {"expect": "texts", "sel": f"#{tid} tbody tr:visible td:first-child", "equals": matching},
+            {"type": "#filter", "value": query},
+            {"expect": "texts", "sel": shown_col, "equals": matching},
         ),
         item(
             "count",
-            "#row-count says 'Showing N of M' for the rows shown.",
-            {"fill": "#filter", "value": query},
+            "#row-count says 'Showing N of M' for the rows shown, from the start.",
+            {"expect": "text", "sel": "#row-count", "equals": f"Showing {len(data)} of {len(data)}"},
+            {"type": "#filter", "value": query},
             {"expect": "text", "sel": "#row-count", "equals": f"Showing {len(matching)} of {len(data)}"},
         ),
         item(
             "filter_sort",
             "Sorting keeps the filter: only matching rows show, in the new order.",
-            {"fill": "#filter", "value": fq},
+            {"type": "#filter", "value": fq},
             *[{"click": f"#sort-{nkey}"} for _ in range(sort_clicks)],
-            {"expect": "texts", "sel": f"#{tid} tbody tr:visible td:first-child", "equals": sorted_kept},
+            {"expect": "texts", "sel": shown_col, "equals": sorted_kept},
         ),
     ]
     broken = [
@@ -378,12 +439,37 @@ def table(i: int) -> dict[str, Any]:
                 "const c = String(x).localeCompare(String(y));",
             ),
         ),
+        breaking(
+            gold,
+            "one-direction-for-all-headers",
+            ["sort_name"],
+            (
+                "if (sortKey === key) { ascending = !ascending; } else { sortKey = key; ascending = true; }",
+                "if (sortKey === null) { ascending = true; } else { ascending = !ascending; } sortKey = key;",
+            ),
+        ),
+        breaking(
+            gold,
+            "row-count-only-on-filter",
+            ["count"],
+            (
+                '  document.getElementById("row-count").textContent = "Showing " + shown.length + " of " + rows.length;\n',
+                "",
+            ),
+            (
+                "(e) => { query = e.target.value; render(); }",
+                "(e) => { query = e.target.value; render(); "
+                'document.getElementById("row-count").textContent = '
+                '"Showing " + visibleRows().length + " of " + rows.length; }',
+            ),
+        ),
     ]
     request = (
         f"A table of {title.lower()} (<table id=\"{tid}\">, names in the first column, '{hnum}' in the second) "
         f"with clickable headers #sort-name and #sort-{nkey}: the first click sorts ascending, the next click "
-        f"on the same header toggles the direction. An input #filter keeps only rows whose name contains the "
-        f"typed text (case-insensitive), and #row-count reads 'Showing N of M'. Initially rows are in "
+        f"on the same header toggles the direction (a click on the other header starts it ascending again). An "
+        f"input #filter keeps, as the user types, only rows whose name contains the text (case-insensitive), "
+        f"and #row-count always reads 'Showing N of M'. Initially rows are in "
         f"this order: {', '.join(n for n, _ in data)}."
     )
     return task(
@@ -474,22 +560,29 @@ def reorder(i: int) -> dict[str, Any]:
         ),
         item(
             "summary",
-            "#order lists the items in their current order, comma-separated.",
+            "#order lists the items in their current order, joined by ', ', from the start and after every move.",
+            {"expect": "text", "sel": "#order", "equals": ", ".join([a, b, c, d])},
+            {"click": f"#{lid} li:nth-child(2) .up"},
+            {"expect": "text", "sel": "#order", "equals": ", ".join([b, a, c, d])},
             {"drag": f"#{lid} li:nth-child(1)", "to": f"#{lid} li:nth-child(3)"},
-            {"expect": "text", "sel": "#order", "equals": ", ".join([b, c, a, d])},
+            {"expect": "text", "sel": "#order", "equals": ", ".join([a, c, b, d])},
         ),
         item(
             "up_button",
-            "Each item's 'Up' button (class 'up') moves it one place up.",
+            "Each item's 'Up' button (class 'up') moves it one place up; on the first item it does nothing.",
+            {"click": f"#{lid} li:nth-child(1) .up"},
             {"click": f"#{lid} li:nth-child(3) .up"},
             {"expect": "texts", "sel": sel, "equals": [a, c, b, d]},
         ),
         item(
             "persist",
-            "The order survives a page reload (localStorage).",
+            "The order survives a page reload (localStorage), whether changed by Up or by dragging.",
             {"click": f"#{lid} li:nth-child(2) .up"},
             {"reload": True},
             {"expect": "texts", "sel": sel, "equals": [b, a, c, d]},
+            {"drag": f"#{lid} li:nth-child(1)", "to": f"#{lid} li:nth-child(3)"},
+            {"reload": True},
+            {"expect": "texts", "sel": sel, "equals": [a, c, b, d]},
             {"expect": "storage", "contains": b},
         ),
     ]
@@ -506,24 +599,51 @@ def reorder(i: int) -> dict[str, Any]:
         breaking(
             gold,
             "up-moves-down",
-            ["up_button", "persist"],
+            ["summary", "up_button", "persist"],
             ("if (i > 0) move(i, i - 1);", "if (i < items.length - 1) move(i, i + 1);"),
         ),
         breaking(
             gold,
             "no-drop",
-            ["drag_down", "drag_up", "summary"],
+            ["drag_down", "drag_up", "summary", "persist"],
             (
                 'li.addEventListener("dragover", (e) => { e.preventDefault(); li.classList.add("over"); });',
                 'li.addEventListener("dragover", () => { li.classList.add("over"); });',
             ),
         ),
+        breaking(
+            gold,
+            "only-up-saves",
+            ["persist"],
+            ("  localStorage.setItem(KEY, JSON.stringify(items));\n  render();", "  render();"),
+            (
+                "{ if (i > 0) move(i, i - 1); }",
+                "{ if (i > 0) { move(i, i - 1); localStorage.setItem(KEY, JSON.stringify(items)); } }",
+            ),
+        ),
+        breaking(
+            gold,
+            "summary-only-on-drop",
+            ["summary"],
+            ('  document.getElementById("order").textContent = items.join(", ");\n', ""),
+            (
+                "move(dragIndex, i); dragIndex = null;",
+                'move(dragIndex, i); document.getElementById("order").textContent = items.join(", "); dragIndex = null;',
+            ),
+        ),
+        breaking(
+            gold,
+            "up-wraps-around",
+            ["up_button"],
+            ("{ if (i > 0) move(i, i - 1); }", "{ move(i, i > 0 ? i - 1 : items.length - 1); }"),
+        ),
     ]
     request = (
         f"A reorderable list '{title}': <ol id=\"{lid}\"> with one draggable <li> per item "
         f"({', '.join(names)}), each holding <span class=\"name\"> and an 'Up' button (class 'up'). "
-        f"Dropping an item onto another moves it to that item's place. #order shows the current order "
-        f"comma-separated, and the order is saved in localStorage."
+        f"Dropping an item onto another moves it to that item's place; 'Up' moves an item one place up "
+        f"(nothing for the first). #order shows the current order joined by ', ' (e.g. '{a}, {b}, ...'), and "
+        f"the order is saved in localStorage."
     )
     return task(
         f"reorder-{i + 1:02d}",
