@@ -227,16 +227,32 @@ def modal(i: int) -> dict[str, Any]:
     title, question, done, opener = MODAL_VARIANTS[i]
     gold = fill(MODAL_HTML, title=title, question=question, done=done, opener=opener)
     opened = {"expect": "visible", "sel": "#modal"}
+    # closing hides the dimmed backdrop too, and changes nothing
+    closed = [
+        {"expect": "hidden", "sel": "#modal"},
+        {"expect": "hidden", "sel": "#overlay"},
+        {"expect": "text", "sel": "#status", "equals": "Nothing done yet"},
+    ]
     rubric = [
-        item("opens", f"Clicking #{opener} shows the dialog #modal.", {"click": f"#{opener}"}, opened),
+        item(
+            "opens",
+            f"Clicking #{opener} shows the dialog #modal (role='dialog', asking '{question}') over the dimmed "
+            "backdrop #overlay.",
+            {"click": f"#{opener}"},
+            opened,
+            {"expect": "text", "sel": "#modal", "contains": question},
+            # a <dialog> element has the role without the attribute
+            {"expect": "count", "sel": "dialog#modal, #modal[role='dialog']", "equals": 1},
+            # the backdrop's corner is darker than the white page (any dim of about 12% or more, on any page)
+            {"expect": "pixel", "sel": "#overlay", "at": [0.01, 0.01], "rgb": [112, 112, 112], "tol": 112},
+        ),
         item(
             "cancel",
-            "#cancel closes the dialog and changes nothing.",
+            "#cancel closes the dialog and its backdrop and changes nothing.",
             {"click": f"#{opener}"},
             opened,
             {"click": "#cancel"},
-            {"expect": "hidden", "sel": "#modal"},
-            {"expect": "text", "sel": "#status", "equals": "Nothing done yet"},
+            *closed,
         ),
         item(
             "confirm",
@@ -248,21 +264,22 @@ def modal(i: int) -> dict[str, Any]:
         ),
         item(
             "escape",
-            "Pressing Escape closes the dialog.",
+            "Pressing Escape closes the dialog and its backdrop without changing #status.",
             {"click": f"#{opener}"},
             opened,
             {"press": "Escape"},
-            {"expect": "hidden", "sel": "#modal"},
+            *closed,
         ),
         item(
             "backdrop",
-            "Clicking the dimmed backdrop (#overlay, outside #modal) closes the dialog; a click inside it does not.",
+            "Clicking the dimmed backdrop (#overlay, outside #modal) closes the dialog and the backdrop without "
+            "changing #status; a click inside the dialog does not close it.",
             {"click": f"#{opener}"},
             opened,
             {"click": "#modal-title"},  # inside the dialog: must not close it
             {"expect": "visible", "sel": "#modal"},
             {"click": "#overlay", "at": [0.03, 0.03]},
-            {"expect": "hidden", "sel": "#modal"},
+            *closed,
         ),
     ]
     broken = [
@@ -293,6 +310,39 @@ def modal(i: int) -> dict[str, Any]:
             ["backdrop"],
             ("(e) => { if (e.target === overlay) close(); }", "close"),
         ),
+        breaking(
+            gold,
+            "escape-confirms",
+            ["escape"],
+            ('if (e.key === "Escape") close();', 'if (e.key === "Escape") document.getElementById("confirm").click();'),
+        ),
+        breaking(
+            gold,
+            "backdrop-confirms",
+            ["backdrop"],
+            (
+                "if (e.target === overlay) close();",
+                'if (e.target === overlay) document.getElementById("confirm").click();',
+            ),
+        ),
+        # only the dialog box is hidden: the page stays dimmed behind an empty backdrop
+        breaking(
+            gold,
+            "overlay-stays-dimmed",
+            ["cancel", "escape", "backdrop"],
+            ("#overlay.open { display: flex; }", "#overlay.open { display: flex; } #modal.closed { display: none; }"),
+            (
+                'const open = () => { overlay.classList.add("open");',
+                'const open = () => { overlay.classList.add("open"); document.getElementById("modal").classList.remove("closed");',
+            ),
+            (
+                'const close = () => overlay.classList.remove("open");',
+                'const close = () => document.getElementById("modal").classList.add("closed");',
+            ),
+        ),
+        breaking(gold, "generic-question", ["opens"], (f"{question}</h2>", "Are you sure?</h2>")),
+        breaking(gold, "no-role", ["opens"], ('role="dialog" ', "")),
+        breaking(gold, "undimmed", ["opens"], ("background: rgba(0,0,0,.4);", "")),
     ]
     request = (
         f"A page with a button #{opener} that opens a confirmation dialog: #modal (role='dialog', asking "
@@ -520,39 +570,64 @@ def canvas(i: int) -> dict[str, Any]:
     chex = "#" + "".join(f"{c:02x}" for c in rgb)
     gold = fill(CANVAS_HTML, title=title, cid=cid, cname=cname, chex=chex)
     line = [[0.1, 0.3], [0.5, 0.3], [0.9, 0.3]]  # off-centre: a line, not a flood, passes
+    black, white = [0, 0, 0], [255, 255, 255]
+
+    def px(at: list[float], rgb: list[int], tol: int = 70) -> dict[str, Any]:
+        return {"expect": "pixel", "sel": f"#{cid}", "at": at, "rgb": rgb, "tol": tol}
+
     rubric = [
         item(
             "draws",
-            f"Dragging the mouse across #{cid} draws a line along the drag (the rest stays white).",
+            f"Dragging the mouse across #{cid} draws a continuous line along the path of the drag, and only while "
+            "the button is held (the rest stays white).",
             {"snap": f"#{cid}", "as": "blank"},
-            {"draw": f"#{cid}", "points": line},
+            # a bend: the drawn path, not a straight start-to-end line
+            {"draw": f"#{cid}", "points": [[0.1, 0.3], [0.6, 0.3], [0.6, 0.7]]},
+            {"hover": f"#{cid}"},  # the button is up: moving to the centre draws nothing
             {"expect": "changed", "sel": f"#{cid}", "since": "blank"},
-            {"expect": "pixel", "sel": f"#{cid}", "at": [0.5, 0.8], "rgb": [255, 255, 255], "tol": 30},
+            # halfway between two sampled mouse positions: a line, not dots at the samples
+            px([0.31, 0.3], black),
+            px([0.6, 0.5], black),
+            px([0.55, 0.6], white, 30),  # between the end of the drag and the hover point
+            px([0.5, 0.85], white, 30),
         ),
         item(
             "clear",
-            "#clear wipes the drawing back to a blank canvas.",
+            "#clear wipes the drawing back to a blank canvas; later strokes do not bring the old ones back.",
             {"snap": f"#{cid}", "as": "blank"},
             {"draw": f"#{cid}", "points": line},
             {"expect": "changed", "sel": f"#{cid}", "since": "blank"},
             {"click": "#clear"},
             {"expect": "unchanged", "sel": f"#{cid}", "since": "blank"},
+            {"draw": f"#{cid}", "points": [[0.2, 0.8], [0.6, 0.8]]},
+            px([0.4, 0.8], black),
+            px([0.5, 0.3], white, 30),
         ),
         item(
             "color",
-            f"After clicking #color-{cname}, strokes are drawn in {cname}.",
+            f"After clicking #color-{cname}, strokes are drawn in {cname}; after #color-black, in black "
+            "(earlier strokes keep their colour).",
             {"click": f"#color-{cname}"},
             {"draw": f"#{cid}", "points": line},
-            {"expect": "pixel", "sel": f"#{cid}", "at": [0.5, 0.3], "rgb": rgb, "tol": 70},
-            {"expect": "pixel", "sel": f"#{cid}", "at": [0.5, 0.8], "rgb": [255, 255, 255], "tol": 30},
+            {"click": "#color-black"},
+            {"draw": f"#{cid}", "points": [[0.1, 0.6], [0.5, 0.6], [0.9, 0.6]]},
+            px([0.5, 0.3], rgb),
+            px([0.5, 0.6], black),
+            px([0.5, 0.85], white, 30),
         ),
         item(
             "strokes",
-            "#strokes counts finished strokes ('1 stroke', '2 strokes').",
+            "#strokes counts finished strokes ('1 stroke', '2 strokes'; clicking a button is no stroke); #clear "
+            "resets it to '0 strokes'.",
             {"draw": f"#{cid}", "points": [[0.2, 0.2], [0.4, 0.3]]},
             {"expect": "text", "sel": "#strokes", "equals": "1 stroke"},
+            {"click": f"#color-{cname}"},
             {"draw": f"#{cid}", "points": [[0.2, 0.7], [0.6, 0.8]]},
             {"expect": "text", "sel": "#strokes", "equals": "2 strokes"},
+            {"click": "#clear"},
+            {"expect": "text", "sel": "#strokes", "equals": "0 strokes"},
+            {"draw": f"#{cid}", "points": [[0.3, 0.5], [0.5, 0.5]]},
+            {"expect": "text", "sel": "#strokes", "equals": "1 stroke"},
         ),
     ]
     broken = [
@@ -560,7 +635,7 @@ def canvas(i: int) -> dict[str, Any]:
         breaking(
             gold,
             "floods-the-canvas",
-            ["draws", "color"],
+            ["draws", "clear", "color"],
             (
                 "if (drawing) { ctx.lineTo(...point(e)); ctx.stroke(); }",
                 "if (drawing) { ctx.fillStyle = color; ctx.fillRect(0, 0, canvas.width, canvas.height); }",
@@ -576,6 +651,57 @@ def canvas(i: int) -> dict[str, Any]:
                 "if (drawing) { ctx.lineTo(...point(e)); ctx.stroke(); strokes += 0.01; }",
             ),
         ),
+        breaking(
+            gold,
+            "clear-keeps-count",
+            ["strokes"],
+            ('  strokes = 0;\n  document.getElementById("strokes").textContent = "0 strokes";\n', ""),
+        ),
+        # the path is never restarted: every stroke re-strokes all earlier ones (cleared or not) in the new colour
+        breaking(
+            gold,
+            "no-begin-path",
+            ["clear", "color"],
+            ("ctx.beginPath(); ctx.moveTo(...point(e));", "ctx.moveTo(...point(e));"),
+        ),
+        breaking(
+            gold,
+            "drawing-never-stops",
+            ["draws", "clear", "strokes"],
+            ("  drawing = false;\n  strokes += 1;", "  strokes += 1;"),
+        ),
+        breaking(
+            gold,
+            "dots-no-line",
+            ["draws"],
+            (
+                "ctx.lineTo(...point(e)); ctx.stroke();",
+                "const [x, y] = point(e); ctx.fillStyle = color; ctx.fillRect(x - 4, y - 4, 8, 8);",
+            ),
+        ),
+        breaking(
+            gold,
+            "mouseup-anywhere-counts",
+            ["strokes"],
+            (
+                'window.addEventListener("mouseup", () => {\n  if (!drawing) return;',
+                'window.addEventListener("mouseup", () => {',
+            ),
+        ),
+        # a straight line from the press to the release point
+        breaking(
+            gold,
+            "straight-line-tool",
+            ["draws"],
+            ("ctx.beginPath(); ctx.moveTo(...point(e));", "window.start = point(e);"),
+            (
+                'window.addEventListener("mouseup", () => {\n  if (!drawing) return;',
+                'window.addEventListener("mouseup", (e) => {\n  if (!drawing) return;\n'
+                "  ctx.beginPath(); ctx.moveTo(...window.start); ctx.lineTo(...point(e)); ctx.stroke();",
+            ),
+            ("if (drawing) { ctx.lineTo(...point(e)); ctx.stroke(); }", ""),
+        ),
+        breaking(gold, "black-button-dead", ["color"], ('() => { color = "#000000"; }', "() => { }")),
     ]
     request = (
         f"A '{title}' drawing app: a 400x240 white <canvas id=\"{cid}\"> where pressing and dragging the mouse "
@@ -705,17 +831,24 @@ def quiz(i: int) -> dict[str, Any]:
         return [{"click": f"#options .option:text-is('{label}')"}, {"click": "#submit"}]
 
     wrong_label = qs[0][1][(qs[0][2] + 1) % 3]
+    right_label = qs[0][1][qs[0][2]]
     rubric = [
         item(
             "select",
-            "Clicking an option marks it with the class 'selected'.",
+            "Clicking an option marks it (only it) with the class 'selected'.",
             {"click": f"#options .option:text-is('{wrong_label}')"},
             {"expect": "class", "sel": f"#options .option:text-is('{wrong_label}')", "has": "selected"},
+            {"click": f"#options .option:text-is('{right_label}')"},
+            {"expect": "class", "sel": f"#options .option:text-is('{right_label}')", "has": "selected"},
+            {"expect": "class", "sel": f"#options .option:text-is('{wrong_label}')", "lacks": "selected"},
         ),
         item(
             "correct",
-            "Submitting the right answer adds one to #score ('Score: 1') and says 'Correct!'.",
+            "Submitting the right answer adds one to #score ('Score: 1') and says 'Correct!'; submitting the same "
+            "question again changes nothing.",
             *pick(0),
+            # again, unless the app hid #submit once answered (then a harmless click on #feedback)
+            {"click": "#submit:visible, #feedback"},
             {"expect": "text", "sel": "#score", "equals": "Score: 1"},
             {"expect": "text", "sel": "#feedback", "equals": "Correct!"},
         ),
@@ -728,17 +861,22 @@ def quiz(i: int) -> dict[str, Any]:
         ),
         item(
             "next",
-            "#next shows the following question.",
+            "#next, hidden until the answer is submitted, shows the following question (and hides again).",
+            {"expect": "hidden", "sel": "#next"},
             *pick(0),
+            {"expect": "visible", "sel": "#next"},
             {"click": "#next"},
             {"expect": "text", "sel": "#question", "equals": qs[1][0]},
+            {"expect": "hidden", "sel": "#next"},
         ),
         item(
             "final",
-            "After the last question #result shows 'You scored N/3'.",
+            "Submitting the last answer shows 'You scored N/3' in #result at once; feedback names the current "
+            "question's answer.",
             *pick(0),
             {"click": "#next"},
             *pick(1, right=False),
+            {"expect": "text", "sel": "#feedback", "equals": f"Wrong. The answer is {qs[1][1][qs[1][2]]}."},
             {"click": "#next"},
             *pick(2),
             {"expect": "text", "sel": "#result", "equals": "You scored 2/3"},
@@ -764,13 +902,47 @@ def quiz(i: int) -> dict[str, Any]:
             ('"You scored " + score + "/"', '"You scored " + 0 + "/"'),
         ),
         breaking(
-            gold, "vague-feedback", ["wrong"], ('"Wrong. The answer is " + q.options[q.answer] + "."', '"Wrong."')
+            gold,
+            "vague-feedback",
+            ["wrong", "final"],
+            ('"Wrong. The answer is " + q.options[q.answer] + "."', '"Wrong."'),
         ),
         breaking(
             gold,
             "next-does-nothing",
             ["next", "final", "perfect"],
             ('document.getElementById("next").addEventListener("click", () => { index += 1; show(); });', ""),
+        ),
+        breaking(
+            gold,
+            "resubmit-farms-score",
+            ["correct"],
+            ("if (chosen === null || answered) return;", "if (chosen === null) return;"),
+        ),
+        breaking(
+            gold,
+            "selected-not-cleared",
+            ["select"],
+            (
+                'box.querySelectorAll(".option").forEach((o) => o.classList.toggle("selected", o === b));',
+                'b.classList.add("selected");',
+            ),
+        ),
+        breaking(
+            gold,
+            "next-always-visible",
+            ["next"],
+            ('document.getElementById("next").hidden = true;', ""),
+            ('<button id="next" hidden>', '<button id="next">'),
+        ),
+        breaking(
+            gold,
+            "feedback-names-first-answer",
+            ["final"],
+            (
+                '"Wrong. The answer is " + q.options[q.answer]',
+                '"Wrong. The answer is " + QUESTIONS[0].options[QUESTIONS[0].answer]',
+            ),
         ),
     ]
     request = (
@@ -779,8 +951,8 @@ def quiz(i: int) -> dict[str, Any]:
         + ". Show the current question in #question "
         "and its options as buttons with class 'option' inside #options; clicking one selects it (class "
         "'selected'). #submit grades the selection: 'Correct!' or 'Wrong. The answer is X.' in #feedback, "
-        "and #score shows 'Score: N'. #next (shown after submitting) moves on; after the last question "
-        "#result shows 'You scored N/3'."
+        "and #score shows 'Score: N' (a question counts once). #next is hidden until the answer is submitted and "
+        "moves on; submitting the last answer shows 'You scored N/3' in #result at once."
     )
     return task(
         f"quiz-{i + 1:02d}",
