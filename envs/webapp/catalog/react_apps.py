@@ -49,9 +49,11 @@ def rating(i: int) -> dict[str, Any]:
     rubric = [
         item(
             "rate",
-            f"Clicking the third star shows '3 / {n}' in #rating.",
+            f"Clicking the third star shows '3 / {n}' in #rating (under the title, with all {n} stars).",
             {"click": star(3)},
             {"expect": "text", "sel": "#rating", "equals": f"3 / {n}"},
+            {"expect": "count", "sel": "#stars .star", "equals": n},
+            {"expect": "text", "sel": "h1", "equals": title},
         ),
         item(
             "filled",
@@ -85,6 +87,11 @@ def rating(i: int) -> dict[str, Any]:
             {"expect": "text", "sel": "#rating", "equals": "Not rated"},
             {"hover": "#rating"},
             {"expect": "class", "sel": star(3), "lacks": "filled"},
+            # the preview may show fewer stars than the rating
+            {"click": star(4)},
+            {"hover": star(2)},
+            {"expect": "class", "sel": star(3), "lacks": "filled"},
+            {"expect": "text", "sel": "#rating", "equals": f"4 / {n}"},
         ),
     ]
     broken = [
@@ -103,9 +110,19 @@ def rating(i: int) -> dict[str, Any]:
         breaking(gold, "no-preview", ["hover"], ("const shown = hover || rating;", "const shown = rating;")),
         breaking(gold, "preview-only", ["filled"], ("const shown = hover || rating;", "const shown = hover;")),
         breaking(gold, "preview-sticks", ["hover"], (" onMouseLeave={() => setHover(0)}", "")),
+        breaking(
+            gold,
+            "preview-never-below-rating",
+            ["hover"],
+            ("const shown = hover || rating;", "const shown = Math.max(hover, rating);"),
+        ),
+        breaking(gold, "no-title", ["rate"], (f"<h1>{title}</h1>", "<h1>Rating</h1>")),
     ]
+    if n != 5:
+        broken.append(breaking(gold, "five-stars", ["rate"], (f"{{ length: {n} }}", "{ length: 5 }")))
     request = (
-        f"A React star-rating widget titled '{title}': {n} buttons with class 'star' inside #stars. Clicking "
+        f"A React star-rating widget titled '{title}' (an <h1>): #stars holds exactly {n} buttons with class "
+        "'star', as its only children. Clicking "
         f"star k rates k: #rating shows 'k / {n}' ('Not rated' before). Stars 1..k have the extra class "
         "'filled'; hovering a star previews the same way without changing the rating. #clear-rating resets "
         "to 'Not rated'."
@@ -209,12 +226,20 @@ def cart(i: int) -> dict[str, Any]:
         ),
         item(
             "remove_total",
-            "Removing everything brings #total back to 'Total: $0.00'.",
+            "Removing everything brings #total back to 'Total: $0.00' and #cart-count to 0.",
             {"click": f"#add-{a}"},
             {"click": f"#add-{a}"},
             {"expect": "text", "sel": "#total", "equals": f"Total: ${2 * ap:.2f}"},
             {"click": "#cart li:first-child .remove"},
             {"expect": "text", "sel": "#total", "equals": "Total: $0.00"},
+            {"expect": "text", "sel": "#cart-count", "equals": "0"},
+        ),
+        item(
+            "order",
+            "Cart lines follow the product order, whatever order they were added in.",
+            {"click": f"#add-{b}"},
+            {"click": f"#add-{a}"},
+            {"expect": "texts", "sel": "#cart li .name", "equals": [an, bn]},
         ),
     ]
     broken = [
@@ -234,6 +259,25 @@ def cart(i: int) -> dict[str, Any]:
             ("sum + (cart[p.id] || 0) * p.price", "sum + (cart[p.id] ? p.price : 0)"),
         ),
         breaking(gold, "removes-last", ["remove"], ("delete next[id];", "delete next[Object.keys(next).pop()];")),
+        breaking(
+            gold,
+            "lines-in-adding-order",
+            ["order"],
+            (
+                "{PRODUCTS.filter((p) => cart[p.id]).map((p) => (",
+                "{Object.keys(cart).map((id) => PRODUCTS.find((p) => p.id === id)).map((p) => (",
+            ),
+        ),
+        breaking(
+            gold,
+            "count-not-lowered-on-remove",
+            ["remove_total"],
+            (
+                "const add = (id) => setCart((c) => ({ ...c, [id]: (c[id] || 0) + 1 }));",
+                "const add = (id) => { setCount((k) => k + 1); setCart((c) => ({ ...c, [id]: (c[id] || 0) + 1 })); };",
+            ),
+            ("const count = Object.values(cart).reduce((a, b) => a + b, 0);", "const [count, setCount] = useState(0);"),
+        ),
     ]
     request = (
         f"A React shopping cart for a {shop.lower()} shop selling "
@@ -249,7 +293,7 @@ def cart(i: int) -> dict[str, Any]:
         request,
         rubric,
         gold,
-        [broken[i % 3]],
+        [broken[i % 3], *broken[3:]],
         difficulty="medium",
         kind="react",
         split="test" if i == 2 else "train",
