@@ -416,10 +416,25 @@ def test_syntax_error_thrown_while_running_is_a_runtime_error_not_a_parse_error(
     assert "did not parse" not in info["feedback"]
 
 
-def test_text_without_an_app_gets_the_floor_without_a_browser(env):
-    _, reward, terminated, _, info = step(env, "todo-02", "Sure! I would build it with React.")
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Sure! I would build it with React.",
+        "Sorry, I can't write this. I'd use a <div> per panel and a <button> per tab.",
+        "```html\n<!-- <div> for each panel: TODO -->\n```",
+    ],
+    ids=["prose", "prose naming tags", "only a comment"],
+)
+def test_text_without_an_app_gets_the_floor_without_a_browser(env, reply):
+    _, reward, terminated, _, info = step(env, "todo-02", reply)
     assert reward == 0.0 and terminated
     assert "No app found" in info["feedback"] and info["reward_components"]["format"] == 0.0
+
+
+def test_an_app_sent_without_a_fence_is_still_graded(env):
+    # a page with a sentence before it: the browser shows the sentence and runs the app
+    _, reward, _, _, _ = step(env, "counter-01", "Here is the app:\n" + env.tasks.get("counter-01")["gold"])
+    assert reward == 1.0
 
 
 def test_a_page_already_showing_the_final_state_is_no_transition(env):

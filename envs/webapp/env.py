@@ -20,6 +20,10 @@ SECURITY_FLAGS = ("blocked_request", "websocket", "popup", "navigation_away", "d
 _HTML_TAG = re.compile(
     r"<(?:!doctype|html|head|body|script|div|main|section|form|button|input|ul|table|canvas|h[1-6]|p)\b", re.I
 )
+# Text with no fence is an app only when it has the frame of a page or a script: prose that
+# mentions a <div> is not one.
+_PAGE_TAG = re.compile(r"<(?:!doctype|html|body|script)\b", re.I)
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
 
 
 class WebAppEnv(CodeEnv):
@@ -83,7 +87,8 @@ class WebAppEnv(CodeEnv):
 
     ``reward = 0.1*F + 0.1*F*S + 0.1*F*S*R + 0.7*F*S*P``
 
-    * F ``format``: an app could be extracted (HTML with markup / JSX code);
+    * F ``format``: an app could be extracted (HTML with markup outside comments, and with no
+      fence a page or a script: prose that mentions a ``<div>`` is none / JSX code);
     * S ``source``: it parses / compiles (React: esbuild succeeded, the compile rate; HTML: no
       script fails to parse, a ``SyntaxError`` without a stack frame, while the page loads);
     * R ``runtime``: the page loaded without uncaught errors (those the app's own handlers
@@ -238,7 +243,7 @@ class WebAppEnv(CodeEnv):
         if kind == "react" and code is not None and code.language not in ("jsx", None):
             # a component tagged as JavaScript, maybe followed by a shell block to run it
             code = extract_code(action, "javascript") or code
-        if code is None or not _looks_like(kind, code.code):
+        if code is None or not _looks_like(kind, code.code, code.fenced):
             what = "a ```jsx block with a component" if kind == "react" else "a ```html block with the page"
             return Outcome(
                 0.0,
@@ -361,10 +366,11 @@ def fence(code: str, kind: str) -> str:
     return f"```{'jsx' if kind == 'react' else 'html'}\n{code.rstrip()}\n```"
 
 
-def _looks_like(kind: str, code: str) -> bool:
+def _looks_like(kind: str, code: str, fenced: bool) -> bool:
     if kind == "react":
         return "<" in code and ("function" in code or "=>" in code)
-    return bool(_HTML_TAG.search(code))
+    markup = _HTML_COMMENT.sub("", code)  # a page that is only a comment shows nothing
+    return bool((_HTML_TAG if fenced else _PAGE_TAG).search(markup))
 
 
 def _reward(c: dict[str, float]) -> float:
