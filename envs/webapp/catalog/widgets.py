@@ -85,25 +85,31 @@ def tabs(i: int) -> dict[str, Any]:
         ),
         item(
             "active_class",
-            "The selected tab has the class 'active'.",
+            "The selected tab has the class 'active' (the first tab from the start).",
+            {"expect": "class", "sel": f"#tab-{k0}", "has": "active"},
             {"click": f"#tab-{k2}"},
             {"expect": "class", "sel": f"#tab-{k2}", "has": "active"},
             {"expect": "class", "sel": f"#tab-{k0}", "lacks": "active"},
         ),
         item(
             "aria",
-            "The selected tab has aria-selected='true', the others 'false'.",
+            "The selected tab has aria-selected='true', the others 'false' (the first tab from the start).",
+            {"expect": "attr", "sel": f"#tab-{k0}", "name": "aria-selected", "equals": "true"},
             {"click": f"#tab-{k2}"},
             {"expect": "attr", "sel": f"#tab-{k2}", "name": "aria-selected", "equals": "true"},
             {"expect": "attr", "sel": f"#tab-{k0}", "name": "aria-selected", "equals": "false"},
         ),
         item(
             "keyboard",
-            "ArrowRight on a focused tab selects the next tab; ArrowLeft the previous one.",
+            "ArrowRight on a focused tab selects and focuses the next tab; ArrowLeft the previous one.",
             {"press": "ArrowRight", "on": f"#tab-{k0}"},
             {"expect": "visible", "sel": f"#panel-{k1}"},
             {"expect": "attr", "sel": f"#tab-{k1}", "name": "aria-selected", "equals": "true"},
-            {"press": "ArrowLeft", "on": f"#tab-{k1}"},
+            # page keyboard: the keys go to whichever tab now has the focus
+            {"press": "ArrowRight"},
+            {"expect": "visible", "sel": f"#panel-{k2}"},
+            {"press": "ArrowLeft"},
+            {"press": "ArrowLeft"},
             {"expect": "visible", "sel": f"#panel-{k0}"},
             {"expect": "attr", "sel": f"#tab-{k0}", "name": "aria-selected", "equals": "true"},
         ),
@@ -129,7 +135,7 @@ def tabs(i: int) -> dict[str, Any]:
         breaking(
             gold,
             "last-panel-never-shown",
-            ["show"],
+            ["keyboard", "show"] if k2 == keys[-1] else ["show"],  # the keyboard item reaches the third tab
             (
                 'document.getElementById(t.getAttribute("aria-controls")).hidden = !on;',
                 f'document.getElementById(t.getAttribute("aria-controls")).hidden = !on || t.id === "tab-{keys[-1]}";',
@@ -157,14 +163,27 @@ def tabs(i: int) -> dict[str, Any]:
             ["keyboard"],
             ('if (e.key === "ArrowRight" || e.key === "ArrowLeft") {', 'if (e.key === "ArrowRight") {'),
         ),
+        # the selection moves but the focus stays on the tab the key was pressed on
+        breaking(gold, "focus-stays", ["keyboard"], ("      next.focus();\n", "")),
+        # no tab selected on load: the other panels are hidden in the markup instead
+        breaking(
+            gold,
+            "nothing-selected-on-load",
+            ["active_class", "aria"],
+            *[
+                (f'<section role="tabpanel" id="panel-{k}">', f'<section role="tabpanel" id="panel-{k}" hidden>')
+                for k in keys[1:]
+            ],
+            ("select(tabs[0]);\n</script>", "</script>"),
+        ),
     ]
     request = (
         f"A {title.lower()} page with tabs: buttons with role='tab' and ids "
         + ", ".join(f"#tab-{k}" for k in keys)
         + "; each controls the panel #panel-<same name> "
         "(role='tabpanel'). Exactly one panel is visible; the selected tab has class 'active' and "
-        "aria-selected='true' (others 'false'); ArrowRight/ArrowLeft on a focused tab select the next/previous "
-        f"tab. The first tab (#tab-{k0}) starts selected."
+        "aria-selected='true' (others 'false'); ArrowRight/ArrowLeft on a focused tab select and focus the "
+        f"next/previous tab. The first tab (#tab-{k0}) starts selected."
     )
     return task(
         f"tabs-{i + 1:02d}",
@@ -248,11 +267,13 @@ def modal(i: int) -> dict[str, Any]:
         ),
         item(
             "cancel",
-            "#cancel closes the dialog and its backdrop and changes nothing.",
+            f"#cancel closes the dialog and its backdrop and changes nothing; #{opener} opens it again.",
             {"click": f"#{opener}"},
             opened,
             {"click": "#cancel"},
             *closed,
+            {"click": f"#{opener}"},
+            opened,
         ),
         item(
             "confirm",
@@ -264,11 +285,13 @@ def modal(i: int) -> dict[str, Any]:
         ),
         item(
             "escape",
-            "Pressing Escape closes the dialog and its backdrop without changing #status.",
+            f"Pressing Escape closes the dialog and its backdrop without changing #status; #{opener} opens it again.",
             {"click": f"#{opener}"},
             opened,
             {"press": "Escape"},
             *closed,
+            {"click": f"#{opener}"},
+            opened,
         ),
         item(
             "backdrop",
@@ -343,12 +366,22 @@ def modal(i: int) -> dict[str, Any]:
         breaking(gold, "generic-question", ["opens"], (f"{question}</h2>", "Are you sure?</h2>")),
         breaking(gold, "no-role", ["opens"], ('role="dialog" ', "")),
         breaking(gold, "undimmed", ["opens"], ("background: rgba(0,0,0,.4);", "")),
+        # closing hides the backdrop with an inline style that the "open" class cannot override
+        breaking(
+            gold,
+            "cannot-reopen",
+            ["cancel", "escape"],
+            (
+                'const close = () => overlay.classList.remove("open");',
+                'const close = () => { overlay.style.display = "none"; };',
+            ),
+        ),
     ]
     request = (
         f"A page with a button #{opener} that opens a confirmation dialog: #modal (role='dialog', asking "
         f"'{question}') inside a full-screen dimmed backdrop #overlay. #confirm sets #status (initially "
         f"'Nothing done yet') to '{done}' and closes; #cancel, the Escape key and a click on the backdrop "
-        "outside the dialog close it without changing anything."
+        f"outside the dialog close it without changing anything. #{opener} can open it again any number of times."
     )
     return task(
         f"modal-{i + 1:02d}",
@@ -444,12 +477,21 @@ def countdown(i: int) -> dict[str, Any]:
         ),
         item(
             "reset",
-            f"#reset stops the timer and shows {_mmss(total)} again.",
+            f"#reset stops the timer and shows {_mmss(total)} again (hiding #done); #start then counts down afresh.",
             {"click": "#start"},
             {"advance": 4000},
             {**t, "equals": _mmss(total - 4)},
             {"click": "#reset"},
             {"advance": 2000},
+            {**t, "equals": _mmss(total)},
+            {"click": "#start"},
+            {"advance": 2000},
+            {**t, "equals": _mmss(total - 2)},
+            # run out, then reset: the message goes away again
+            {"advance": total * 1000},
+            {"expect": "visible", "sel": "#done"},
+            {"click": "#reset"},
+            {"expect": "hidden", "sel": "#done"},
             {**t, "equals": _mmss(total)},
         ),
         item(
@@ -484,18 +526,36 @@ def countdown(i: int) -> dict[str, Any]:
         breaking(
             gold,
             "done-always-shown",
-            ["finishes"],
+            ["finishes", "reset"],
             ('<p id="done" hidden>Time\'s up!</p>', '<p id="done">Done.</p>'),
             ('document.getElementById("done").hidden = left > 0;', ""),
         ),
         breaking(
             gold, "starts-on-load", ["counts", "finishes"], ("render();\n</script>", "render();\nstart();\n</script>")
         ),
+        # reset clears the interval but keeps its id, so #start thinks it is still running
+        breaking(
+            gold,
+            "reset-kills-start",
+            ["reset"],
+            ("() => { stop(); left = TOTAL; render(); }", "() => { clearInterval(timer); left = TOTAL; render(); }"),
+        ),
+        # the message is shown by the last tick and never hidden again
+        breaking(
+            gold,
+            "done-survives-reset",
+            ["reset"],
+            ('  document.getElementById("done").hidden = left > 0;\n', ""),
+            (
+                "  if (left === 0) stop();",
+                '  if (left === 0) { stop(); document.getElementById("done").hidden = false; }',
+            ),
+        ),
     ]
     request = (
         f"A '{title}' countdown of {total} seconds. #time shows MM:SS (starting at {_mmss(total)}); #start "
         "starts or resumes it (a second click while running changes nothing), #pause pauses, #reset stops "
-        'and restores the full time. At zero it stops at 00:00 and shows #done with the text "Time\'s up!" '
+        'and restores the full time (hiding #done). At zero it stops at 00:00 and shows #done with the text "Time\'s up!" '
         "(hidden before)."
     )
     return task(
