@@ -109,12 +109,16 @@ def todo(i: int) -> dict[str, Any]:
         ),
         item(
             "delete",
-            f"Each {noun} has a button with class 'delete' that removes that {noun} only (even if another "
+            f"Each {noun} has a 'Delete' button with class 'delete' that removes that {noun} only (even if another "
             "has the same text).",
             *(step for text in (a, b, c, b) for step in ({"fill": f"#{inp}", "value": text}, {"click": f"#{add}"})),
             # not the first, not the last, and its text repeats further down: only this one goes
             {"click": f"#{lst} li:nth-child(2) .delete"},
             {"expect": "texts", "sel": f"#{lst} li .label", "equals": [a, c, b]},
+            # a second delete right after: buttons must not act on stale positions
+            {"click": f"#{lst} li:nth-child(2) .delete"},
+            {"expect": "texts", "sel": f"#{lst} li .label", "equals": [a, b]},
+            {"expect": "text", "sel": f"#{lst} li .delete", "equals": "Delete"},
         ),
         item(
             "count",
@@ -188,6 +192,19 @@ def todo(i: int) -> dict[str, Any]:
             ["delete"],
             ("removeEntry(i));", "removeEntry(text));"),
             ("entries.splice(i, 1);", "entries = entries.filter((t) => t !== i);"),
+        ),
+        breaking(
+            gold,
+            "delete-stale-index",
+            ["delete"],
+            (
+                "function removeEntry(i) {\n  entries.splice(i, 1);\n  save();\n  render();\n}",
+                "function removeEntry(i) {\n  entries.splice(i, 1);\n  save();\n  list.children[i].remove();\n"
+                f'  document.getElementById("{count}").textContent = String(entries.length);\n}}',
+            ),
+        ),
+        breaking(
+            gold, "delete-button-symbol", ["delete"], ('del.textContent = "Delete";', 'del.textContent = "\u2715";')
         ),
         breaking(
             gold,
@@ -376,24 +393,32 @@ def table(i: int) -> dict[str, Any]:
     rubric = [
         item(
             "sort_asc",
-            f"Clicking the '{hnum}' header (#sort-{nkey}) sorts rows by that number, smallest first.",
+            f"Clicking the '{hnum}' header (#sort-{nkey}) sorts rows by that number, smallest first, also when "
+            "coming back to it from the other header.",
+            {"click": f"#sort-{nkey}"},
+            {"expect": "texts", "sel": names_col, "equals": by_num},
+            {"click": "#sort-name"},
             {"click": f"#sort-{nkey}"},
             {"expect": "texts", "sel": names_col, "equals": by_num},
         ),
         item(
             "sort_desc",
-            f"Clicking #sort-{nkey} a second time sorts largest first.",
+            f"Clicking #sort-{nkey} a second time sorts largest first; a third click smallest first again.",
             {"click": f"#sort-{nkey}"},
             {"click": f"#sort-{nkey}"},
             {"expect": "texts", "sel": names_col, "equals": by_num[::-1]},
+            {"click": f"#sort-{nkey}"},
+            {"expect": "texts", "sel": names_col, "equals": by_num},
         ),
         item(
             "sort_name",
             f"Clicking the '{hname}' header (#sort-name) sorts rows alphabetically, A first, also right after "
-            "sorting by the other column.",
+            "sorting by the other column; clicking it again sorts Z first.",
             {"click": f"#sort-{nkey}"},
             {"click": "#sort-name"},
             {"expect": "texts", "sel": names_col, "equals": by_name},
+            {"click": "#sort-name"},
+            {"expect": "texts", "sel": names_col, "equals": by_name[::-1]},
         ),
         item(
             "filter",
@@ -420,7 +445,7 @@ def table(i: int) -> dict[str, Any]:
         breaking(
             gold,
             "never-descending",
-            ["sort_desc"] + (["filter_sort"] if sort_clicks == 2 else []),
+            ["sort_desc", "sort_name"] + (["filter_sort"] if sort_clicks == 2 else []),
             ("if (sortKey === key) { ascending = !ascending; }", "if (sortKey === key) { ascending = true; }"),
         ),
         breaking(
@@ -461,6 +486,34 @@ def table(i: int) -> dict[str, Any]:
                 "(e) => { query = e.target.value; render(); "
                 'document.getElementById("row-count").textContent = '
                 '"Showing " + visibleRows().length + " of " + rows.length; }',
+            ),
+        ),
+        breaking(
+            gold,
+            "direction-per-header",
+            ["sort_asc"],
+            (
+                "  if (sortKey === key) { ascending = !ascending; } else { sortKey = key; ascending = true; }",
+                "  dirs[key] = !dirs[key]; sortKey = key; ascending = dirs[key];",
+            ),
+            ("let sortKey = null,", "const dirs = {}; let sortKey = null,"),
+        ),
+        breaking(
+            gold,
+            "third-click-unsorts",
+            ["sort_desc"],
+            (
+                "if (sortKey === key) { ascending = !ascending; }",
+                "if (sortKey === key) { if (ascending) ascending = false; else { sortKey = null; ascending = true; } }",
+            ),
+        ),
+        breaking(
+            gold,
+            "name-sort-ignores-direction",
+            ["sort_name"],
+            (
+                'const c = typeof x === "number" ? x - y : x.localeCompare(y);\n      return ascending ? c : -c;',
+                'if (typeof x !== "number") return x.localeCompare(y);\n      return ascending ? x - y : y - x;',
             ),
         ),
     ]
