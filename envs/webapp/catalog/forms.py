@@ -284,6 +284,7 @@ let current = "0", stored = null, op = null, fresh = false;
 const show = () => { document.getElementById("${disp}").textContent = current; };
 
 function apply(a, b, o) {
+  if (Number.isNaN(a)) return "Error";
   if (o === "+") return a + b;
   if (o === "${opjs}") {
     if (o === "/" && b === 0) return "Error";
@@ -378,11 +379,14 @@ def calculator(i: int) -> dict[str, Any]:
         ),
         item(
             "decimal",
-            "The . button enters decimals: 1.5 + 1 = shows 2.5; after C, 0.1 + 0.2 = shows 0.3.",
+            "The . button enters decimals and a second . in the same number is ignored: 1.5 + 1 = shows 2.5; "
+            "after C, 0.1 + 0.2 = shows 0.3; after C, 1 . 2 . 3 shows 1.23.",
             *keys("1", "dot", "5", "plus", "1", "equals"),
             {"expect": "text", "sel": f"#{disp}", "equals": "2.5"},
             *keys("clear", "0", "dot", "1", "plus", "0", "dot", "2", "equals"),
             {"expect": "text", "sel": f"#{disp}", "equals": "0.3"},
+            *keys("clear", "1", "dot", "2", "dot", "3"),
+            {"expect": "text", "sel": f"#{disp}", "equals": "1.23"},
         ),
         item(
             "after_equals",
@@ -399,8 +403,11 @@ def calculator(i: int) -> dict[str, Any]:
         rubric.append(
             item(
                 "div_zero",
-                "Dividing by zero shows 'Error'.",
+                "Dividing by zero shows 'Error', also in the middle of a chain: 8 ÷ 0 = shows Error, "
+                "and after C, 8 ÷ 0 + 1 = still shows Error.",
                 *keys("8", opword, "0", "equals"),
+                {"expect": "text", "sel": f"#{disp}", "equals": "Error"},
+                *keys("clear", "8", opword, "0", "plus", "1", "equals"),
                 {"expect": "text", "sel": f"#{disp}", "equals": "Error"},
             )
         )
@@ -417,7 +424,7 @@ def calculator(i: int) -> dict[str, Any]:
         breaking(
             gold,
             "no-chaining",
-            ["chain"],
+            ["chain", "div_zero"] if opjs == "/" else ["chain"],  # 8 ÷ 0 + 1 = never divides
             ("  if (op !== null && !fresh) { current = format(apply(stored, parseFloat(current), op)); }\n", ""),
         ),
         breaking(
@@ -433,14 +440,38 @@ def calculator(i: int) -> dict[str, Any]:
             ("  op = null; stored = null; fresh = true;", "  op = null; stored = null; fresh = false;"),
         ),
         breaking(gold, "float-noise", ["decimal"], ("String(Math.round(x * 1e9) / 1e9)", "String(x)")),
+        breaking(
+            gold,
+            "second-dot-accepted",
+            ["decimal"],
+            ('else if (!(d === "." && current.includes("."))) { current += d; }', "else { current += d; }"),
+        ),
     ]
+    # the divide-by-zero mutant only differs from the gold in the variants that have division
+    div_broken: list[dict[str, Any]] = []
+    if opjs == "/":
+        div_broken.append(
+            breaking(
+                gold,
+                "div-zero-only-on-equals",
+                ["div_zero"],
+                ('    if (o === "/" && b === 0) return "Error";\n', ""),
+                (
+                    "function equals() {\n  if (op === null) return;\n",
+                    "function equals() {\n  if (op === null) return;\n"
+                    '  if (op === "/" && parseFloat(current) === 0) '
+                    '{ current = "Error"; op = null; stored = null; fresh = true; show(); return; }\n',
+                ),
+            )
+        )
     request = (
         f'A calculator. The display, a <div id="{disp}"> showing the current number as its text, starts at 0. '
         f"Buttons: digits #{p}-0 … #{p}-9, #{p}-dot (.), "
         f"#{p}-plus (+), #{p}-{opword} ({opsym}), #{p}-equals (=) and #{p}-clear (C). Operators apply "
         "left to right as they are entered (2 + 3 + 4 = gives 9); a digit pressed after = starts a new number; "
         "results show without trailing zeros or floating-point noise (0.1 + 0.2 = gives 0.3)"
-        + ("; dividing by zero shows 'Error'" if opjs == "/" else "")
+        + "; a second . in the same number is ignored"
+        + ("; dividing by zero shows 'Error', also mid-chain (8 ÷ 0 + 1 = shows Error)" if opjs == "/" else "")
         + "."
     )
     return task(
@@ -449,7 +480,7 @@ def calculator(i: int) -> dict[str, Any]:
         request,
         rubric,
         gold,
-        [broken[i % len(broken)]] if i < 3 else broken,
+        ([broken[i % len(broken)]] if i < 3 else broken) + div_broken,
         difficulty="medium",
         split="test" if i == 4 else "train",
     )
