@@ -66,8 +66,10 @@ def rating(i: int) -> dict[str, Any]:
         ),
         item(
             "change",
-            "Clicking another star changes the rating.",
+            "Clicking another star changes the rating; clicking the same star again keeps it.",
             {"click": star(5)},
+            {"click": star(2)},
+            {"expect": "text", "sel": "#rating", "equals": f"2 / {n}"},
             {"click": star(2)},
             {"expect": "text", "sel": "#rating", "equals": f"2 / {n}"},
         ),
@@ -117,6 +119,12 @@ def rating(i: int) -> dict[str, Any]:
             ("const shown = hover || rating;", "const shown = Math.max(hover, rating);"),
         ),
         breaking(gold, "no-title", ["rate"], (f"<h1>{title}</h1>", "<h1>Rating</h1>")),
+        breaking(
+            gold,
+            "click-again-clears",
+            ["change"],
+            ("onClick={() => setRating(s)}", "onClick={() => setRating(rating === s ? 0 : s)}"),
+        ),
     ]
     if n != 5:
         broken.append(breaking(gold, "five-stars", ["rate"], (f"{{ length: {n} }}", "{ length: 5 }")))
@@ -124,8 +132,8 @@ def rating(i: int) -> dict[str, Any]:
         f"A React star-rating widget titled '{title}' (an <h1>): #stars holds exactly {n} buttons with class "
         "'star', as its only children. Clicking "
         f"star k rates k: #rating shows 'k / {n}' ('Not rated' before). Stars 1..k have the extra class "
-        "'filled'; hovering a star previews the same way without changing the rating. #clear-rating resets "
-        "to 'Not rated'."
+        "'filled'; hovering a star previews the same way without changing the rating. Only #clear-rating "
+        "resets to 'Not rated' (clicking the rated star again keeps the rating)."
     )
     return task(
         f"react-rating-{i + 1:02d}",
