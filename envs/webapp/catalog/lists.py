@@ -83,6 +83,11 @@ def todo(i: int) -> dict[str, Any]:
     noun, inp, add, lst, count, key, label = TODO_VARIANTS[i]
     gold = fill(TODO_HTML, noun=noun, inp=inp, add=add, lst=lst, count=count, key=key, label=label)
     a, b, c = ("Buy milk", "Call mom", "Pay rent") if i % 2 == 0 else ("Read chapter 3", "Water plants", "Walk dog")
+
+    def added(*texts: str) -> list[dict[str, Any]]:
+        """Steps that type and add each text in turn."""
+        return [step for text in texts for step in ({"fill": f"#{inp}", "value": text}, {"click": f"#{add}"})]
+
     rubric = [
         item(
             "add",
@@ -111,7 +116,7 @@ def todo(i: int) -> dict[str, Any]:
             "delete",
             f"Each {noun} has a 'Delete' button with class 'delete' that removes that {noun} only (even if another "
             "has the same text).",
-            *(step for text in (a, b, c, b) for step in ({"fill": f"#{inp}", "value": text}, {"click": f"#{add}"})),
+            *added(a, b, c, b),
             # not the first, not the last, and its text repeats further down: only this one goes
             {"click": f"#{lst} li:nth-child(2) .delete"},
             {"expect": "texts", "sel": f"#{lst} li .label", "equals": [a, c, b]},
@@ -123,7 +128,7 @@ def todo(i: int) -> dict[str, Any]:
         item(
             "count",
             f"#{count} shows how many {noun}s are in the list, after adding, deleting and reloading.",
-            *(step for text in (a, b) for step in ({"fill": f"#{inp}", "value": text}, {"click": f"#{add}"})),
+            *added(a, b),
             {"expect": "text", "sel": f"#{count}", "equals": "2"},
             {"reload": True},
             {"expect": "text", "sel": f"#{count}", "equals": "2"},
@@ -133,14 +138,10 @@ def todo(i: int) -> dict[str, Any]:
         item(
             "persist",
             f"The {noun}s survive a page reload (localStorage), including {noun}s added or deleted after a reload.",
-            {"fill": f"#{inp}", "value": a},
-            {"click": f"#{add}"},
-            {"fill": f"#{inp}", "value": b},
-            {"click": f"#{add}"},
+            *added(a, b),
             {"reload": True},
             {"expect": "texts", "sel": f"#{lst} li .label", "equals": [a, b]},
-            {"fill": f"#{inp}", "value": c},
-            {"click": f"#{add}"},
+            *added(c),
             {"click": f"#{lst} li:last-child .delete"},  # the one just added: delete bugs belong to 'delete'
             {"reload": True},
             {"expect": "texts", "sel": f"#{lst} li .label", "equals": [a, b]},
