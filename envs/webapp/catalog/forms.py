@@ -104,37 +104,45 @@ def signup(i: int) -> dict[str, Any]:
         item(
             "required",
             f"Submitting the empty form shows '{nlabel} is required' in #{nid}-error and the email and "
-            "password messages too; a name of only spaces is still missing; with one, the message is gone.",
+            "password messages too; a name of only spaces (all else valid) is still missing and #result stays "
+            "empty; with a name, the message is gone.",
             {"click": "#submit"},
             *shown(f"#{nid}-error", equals=f"{nlabel} is required"),
             # every field is checked, not only the first bad one
             {"expect": "text", "sel": "#email-error", "equals": "Enter a valid email address"},
             {"expect": "text", "sel": "#password-error", "equals": f"Password must be at least {minlen} characters"},
-            {"fill": f"#{nid}", "value": "   "},
-            {"click": "#submit"},
+            *valid({"fill": f"#{nid}", "value": "   "}, {"click": "#submit"}),
             {"expect": "text", "sel": f"#{nid}-error", "equals": f"{nlabel} is required"},
+            # the blank name counts: no welcome for a form with a field in error
+            {"expect": "text", "sel": "#result", "equals": ""},
             {"fill": f"#{nid}", "value": name},
             {"click": "#submit"},
             {"expect": "text", "sel": f"#{nid}-error", "equals": ""},
         ),
         item(
             "email",
-            "An address without a domain (e.g. 'ada@') or without a '.tld' (e.g. 'ada@example') is rejected "
+            "An address without a domain (e.g. 'ada@') or without a '.tld' (e.g. 'ada.l@example') is rejected "
             "with a message in #email-error.",
             *valid({"fill": "#email", "value": "ada@"}, {"click": "#submit"}),
             *shown("#email-error", equals="Enter a valid email address"),
             {"expect": "text", "sel": "#result", "equals": ""},
-            {"fill": "#email", "value": "ada@example"},
+            # the dot must come after the @: "has an @ and a dot" is not enough
+            {"fill": "#email", "value": "ada.l@example"},
             {"click": "#submit"},
             {"expect": "text", "sel": "#email-error", "equals": "Enter a valid email address"},
             {"expect": "text", "sel": "#result", "equals": ""},
         ),
         item(
             "password",
-            f"A password shorter than {minlen} characters is rejected in #password-error; one of exactly "
-            f"{minlen} is accepted.",
-            *valid({"fill": "#password", "value": "x" * (minlen - 1)}, {"click": "#submit"}),
+            f"A password shorter than {minlen} characters is rejected in #password-error (and #result stays "
+            f"empty); one of exactly {minlen} is accepted.",
+            *valid(
+                {"fill": "#password", "value": "x" * (minlen - 1)},
+                *([{"fill": "#confirm", "value": "x" * (minlen - 1)}] if confirm else []),
+                {"click": "#submit"},
+            ),
             *shown("#password-error", equals=f"Password must be at least {minlen} characters"),
+            {"expect": "text", "sel": "#result", "equals": ""},
             {"fill": "#password", "value": exact_pw},
             *([{"fill": "#confirm", "value": exact_pw}] if confirm else []),
             {"click": "#submit"},
@@ -166,10 +174,11 @@ def signup(i: int) -> dict[str, Any]:
         rubric.append(
             item(
                 "confirm",
-                "A confirmation that differs from the password (or is empty) shows 'Passwords do not match'; "
-                "a matching one clears it.",
+                "A confirmation that differs from the password (or is empty) shows 'Passwords do not match' "
+                "(and no welcome); a matching one clears it.",
                 *valid({"fill": "#confirm", "value": good_pw + "!"}, {"click": "#submit"}),
                 *shown("#confirm-error", equals="Passwords do not match"),
+                {"expect": "text", "sel": "#result", "equals": ""},
                 {"fill": "#confirm", "value": ""},
                 {"click": "#submit"},
                 {"expect": "text", "sel": "#confirm-error", "equals": "Passwords do not match"},
@@ -222,8 +231,25 @@ def signup(i: int) -> dict[str, Any]:
             ('errors += setError("email",', 'if (!errors) errors += setError("email",'),
             ('errors += setError("password",', 'if (!errors) errors += setError("password",'),
         ),
+        breaking(
+            gold,
+            "email-at-and-dot",
+            ["email"],
+            (
+                '/^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$/.test(v("email"))',
+                '(v("email").includes("@") && v("email").includes("."))',
+            ),
+        ),
+        # a field's message is shown but the field is left out of the verdict: welcome despite an error
+        breaking(gold, "name-not-counted", ["required"], (f'errors += setError("{nid}",', f'setError("{nid}",')),
+        breaking(
+            gold, "password-not-counted", ["password"], ('errors += setError("password",', 'setError("password",')
+        ),
     ]
     if confirm:
+        broken.append(
+            breaking(gold, "confirm-not-counted", ["confirm"], ('errors += setError("confirm",', 'setError("confirm",'))
+        )
         broken.append(
             breaking(
                 gold,
@@ -599,11 +625,17 @@ def converter(i: int) -> dict[str, Any]:
         ),
         item(
             "swap",
-            "#swap exchanges the two units and converts again.",
+            f"#swap exchanges the two units, every time: after a swap and picking {dst2} as #from-unit, "
+            f"a second swap gives {src} → {dst2}.",
             {"fill": "#amount", "value": value},
             {"click": "#swap"},
             {"expect": "value", "sel": "#from-unit", "equals": dst},
             {"expect": "value", "sel": "#to-unit", "equals": src},
+            # the units the user picked are swapped, not a pair the app remembers
+            {"select": "#from-unit", "value": dst2},
+            {"click": "#swap"},
+            {"expect": "value", "sel": "#from-unit", "equals": src},
+            {"expect": "value", "sel": "#to-unit", "equals": dst2},
         ),
         item(
             "swap_result",
@@ -668,6 +700,17 @@ def converter(i: int) -> dict[str, Any]:
         ),
         breaking(
             gold,
+            "swap-stale-units",
+            # swaps variables set to the starting units, which picking a unit never updates
+            ["swap"],
+            (
+                '  const a = $("from-unit").value;\n  $("from-unit").value = $("to-unit").value;\n  $("to-unit").value = a;',
+                '  [fromU, toU] = [toU, fromU];\n  $("from-unit").value = fromU;\n  $("to-unit").value = toU;',
+            ),
+            ("const FACTORS =", f'let fromU = "{src}", toU = "{dst}";\nconst FACTORS ='),
+        ),
+        breaking(
+            gold,
             "inverted-factor",
             ["unit_change"],
             (f'"{src2}": {json.dumps(factors[src2])}', f'"{src2}": {json.dumps(1 / factors[src2])}'),
@@ -681,7 +724,7 @@ def converter(i: int) -> dict[str, Any]:
         f'A {title.lower()} unit converter: a text input <input id="amount">, selects #from-unit and #to-unit '
         f"(option values: {units}; initially {src} → {dst}; {sizes}), a #swap button that "
         "exchanges the units, and #result showing just the converted number with exactly 2 decimals (e.g. "
-        f"'{expected}', no unit), updated on every input event as the user types and when a unit changes. "
+        f"'{expected}' or '1500.00': no unit, no thousands separator), updated on every input event as the user types and when a unit changes. "
         "Anything that is not entirely a number (e.g. 'abc' or '12abc') shows 'Enter a number'."
     )
     return task(
