@@ -304,7 +304,14 @@ HIDE_ERRORS = {
 
 @pytest.mark.parametrize("hide", HIDE_ERRORS.values(), ids=HIDE_ERRORS.keys())
 @pytest.mark.parametrize(
-    "error", ["let x = ;", "null.foo;", "Promise.reject(new Error('nope'));", "setTimeout(() => null.foo, 0);"]
+    "error",
+    [
+        "let x = ;",
+        "null.foo;",
+        "Promise.reject(new Error('nope'));",
+        "setTimeout(() => null.foo, 0);",
+        "setTimeout('null.foo', 0);",
+    ],
 )
 def test_an_app_cannot_hide_its_own_errors(env, hide, error):
     html = GOLD.replace("<button", f"<script>{hide}</script><script>{error}</script><button")
@@ -314,6 +321,17 @@ def test_an_app_cannot_hide_its_own_errors(env, hide, error):
     if error == "let x = ;":  # did not parse: the source stage fails, where it failed is known
         assert comps["source"] == 0.0 and info["verdict"]["load"]["parse_at"][0]["line"] == 1
     assert reward < 1.0
+
+
+def test_code_given_to_set_timeout_as_a_string_still_runs_in_the_global_scope(env):
+    # (each timer is wrapped to see what it throws: a string one must run as the browser runs it)
+    html = GOLD.replace(
+        'document.getElementById("out").textContent = "clicked";',
+        "setTimeout('var said = String.fromCharCode(99) + \"licked\"', 0);"
+        " setTimeout('document.getElementById(\"out\").textContent = said', 0);",
+    )
+    reward, info = grade(env, html)
+    assert reward == 1.0 and info["verdict"]["load"]["page_errors"] == [], info["feedback"]
 
 
 def test_an_error_event_the_app_dispatches_and_prevents_itself_is_no_error(env):

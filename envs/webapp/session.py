@@ -159,10 +159,12 @@ SUPPRESSED = "__codegym_suppressed "
 # replace. So the callbacks of setTimeout, setInterval, requestAnimationFrame and
 # requestIdleCallback are wrapped: what they throw is reported at once through the kept
 # console.error and goes no further (in a browser without the fake clock an error in one
-# timer does not stop the others either).
+# timer does not stop the others either). Code given to setTimeout or setInterval as a string
+# becomes a callback that runs it the way the clock would, by an indirect eval in the global
+# scope (the kept eval: an app's own ``eval`` is not called, as in a browser).
 ERRORS_INIT = (
     "(() => { try { const apply = Reflect.apply, json = JSON.stringify, report = console.error, con = console,"
-    " win = globalThis, record = Object.create, str = String;"
+    " win = globalThis, record = Object.create, str = String, indirect = globalThis.eval;"
     " const get = (C, k) => Object.getOwnPropertyDescriptor(C.prototype, k).get;"
     " const prevented = get(Event, 'defaultPrevented'), error = get(ErrorEvent, 'error'),"
     " message = get(ErrorEvent, 'message'), line = get(ErrorEvent, 'lineno'), column = get(ErrorEvent, 'colno'),"
@@ -183,8 +185,12 @@ ERRORS_INIT = (
     " const now = (v) => { const entry = record(null); entry.stack = thrown(v, 'Uncaught'); send(entry); };"
     " for (const name of ['setTimeout', 'setInterval', 'requestAnimationFrame', 'requestIdleCallback']) {"
     " const schedule = win[name]; if (typeof schedule !== 'function') continue;"
+    " const strings = name === 'setTimeout' || name === 'setInterval';"
     " win[name] = function () { const args = arguments, callback = args[0]; if (typeof callback === 'function') {"
-    " args[0] = function () { try { return apply(callback, this, arguments); } catch (e) { now(e); } }; }"
+    " args[0] = function () { try { return apply(callback, this, arguments); } catch (e) { now(e); } };"
+    # code given as a string: run as the clock runs it (an indirect eval), with the eval kept
+    " } else if (strings) { const code = str(callback);"
+    " args[0] = function () { try { indirect(code); } catch (e) { now(e); } }; }"
     " return apply(schedule, this, args); }; }"
     " win.addEventListener('error', (e) => { if (!e.isTrusted || apply(target, e, []) !== win) return;"
     " later(e, stackOf(apply(error, e, []), () => apply(message, e, [])), true); }, true);"
