@@ -602,8 +602,8 @@ def reorder(i: int) -> dict[str, Any]:
     rubric = [
         item(
             "drag_down",
-            "Dragging the first item onto the third moves it to third place.",
-            {"drag": f"#{lid} li:nth-child(1)", "to": f"#{lid} li:nth-child(3)"},
+            "Dragging the first item onto the third (dropped on its name) moves it to third place.",
+            {"drag": f"#{lid} li:nth-child(1)", "to": f"#{lid} li:nth-child(3) .name"},
             {"expect": "texts", "sel": sel, "equals": [b, c, a, d]},
         ),
         item(
@@ -616,25 +616,33 @@ def reorder(i: int) -> dict[str, Any]:
             "summary",
             "#order lists the items in their current order, joined by ', ', from the start and after every move.",
             {"expect": "text", "sel": "#order", "equals": ", ".join([a, b, c, d])},
-            {"click": f"#{lid} li:nth-child(2) .up"},
-            {"expect": "text", "sel": "#order", "equals": ", ".join([b, a, c, d])},
-            {"drag": f"#{lid} li:nth-child(1)", "to": f"#{lid} li:nth-child(3)"},
+            {"click": f"#{lid} li:nth-child(3) .up"},
             {"expect": "text", "sel": "#order", "equals": ", ".join([a, c, b, d])},
+            {"click": f"#{lid} li:nth-child(2) .up"},
+            {"expect": "text", "sel": "#order", "equals": ", ".join([c, a, b, d])},
+            {"drag": f"#{lid} li:nth-child(1)", "to": f"#{lid} li:nth-child(4) .name"},
+            {"expect": "text", "sel": "#order", "equals": ", ".join([a, b, d, c])},
+            {"click": f"#{lid} li:nth-child(3) .up"},
+            {"expect": "text", "sel": "#order", "equals": ", ".join([a, d, b, c])},
         ),
         item(
             "up_button",
-            "Each item's 'Up' button (class 'up') moves it one place up; on the first item it does nothing.",
+            "Each item's 'Up' button (class 'up') moves it one place up; on the first item it does nothing, "
+            "and clicking an item's name does nothing.",
             {"click": f"#{lid} li:nth-child(1) .up"},
+            {"click": f"#{lid} li:nth-child(4) .name"},
             {"click": f"#{lid} li:nth-child(3) .up"},
             {"expect": "texts", "sel": sel, "equals": [a, c, b, d]},
         ),
         item(
             "persist",
-            "The order survives a page reload (localStorage), whether changed by Up or by dragging.",
+            "The order survives a page reload (localStorage), in the list and in #order, whether changed by Up "
+            "or by dragging.",
             {"click": f"#{lid} li:nth-child(2) .up"},
             {"reload": True},
             {"expect": "texts", "sel": sel, "equals": [b, a, c, d]},
-            {"drag": f"#{lid} li:nth-child(1)", "to": f"#{lid} li:nth-child(3)"},
+            {"expect": "text", "sel": "#order", "equals": ", ".join([b, a, c, d])},
+            {"drag": f"#{lid} li:nth-child(1)", "to": f"#{lid} li:nth-child(3) .name"},
             {"reload": True},
             {"expect": "texts", "sel": sel, "equals": [a, c, b, d]},
             {"expect": "storage", "contains": b},
@@ -644,7 +652,7 @@ def reorder(i: int) -> dict[str, Any]:
         breaking(
             gold,
             "stale-summary",
-            ["summary"],
+            ["summary", "persist"],
             (
                 'document.getElementById("order").textContent = items.join(", ");',
                 f'document.getElementById("order").textContent = {json.dumps(", ".join(names))};',
@@ -678,7 +686,7 @@ def reorder(i: int) -> dict[str, Any]:
         breaking(
             gold,
             "summary-only-on-drop",
-            ["summary"],
+            ["summary", "persist"],
             ('  document.getElementById("order").textContent = items.join(", ");\n', ""),
             (
                 "move(dragIndex, i); dragIndex = null;",
@@ -691,12 +699,80 @@ def reorder(i: int) -> dict[str, Any]:
             ["up_button"],
             ("{ if (i > 0) move(i, i - 1); }", "{ move(i, i > 0 ? i - 1 : items.length - 1); }"),
         ),
+        # #order starts as static default text and is only updated on a move: wrong after a reload.
+        breaking(
+            gold,
+            "summary-not-restored",
+            ["persist"],
+            ('  document.getElementById("order").textContent = items.join(", ");\n', ""),
+            (
+                "  localStorage.setItem(KEY, JSON.stringify(items));\n  render();",
+                "  localStorage.setItem(KEY, JSON.stringify(items));\n  render();\n"
+                '  document.getElementById("order").textContent = items.join(", ");',
+            ),
+            ('<span id="order"></span>', f'<span id="order">{", ".join(names)}</span>'),
+        ),
+        # The drop index is read from e.target: dropping onto an item's name text goes wrong
+        # (NaN, spliced in at 0: so the drop onto the first item in drag_up still looks right).
+        breaking(
+            gold,
+            "drop-uses-event-target",
+            ["drag_down", "summary", "persist"],
+            ("li.draggable = true;", "li.draggable = true; li.dataset.i = i;"),
+            (
+                "if (dragIndex !== null && dragIndex !== i) move(dragIndex, i);",
+                "const to = Number(e.target.dataset.i); if (dragIndex !== null && dragIndex !== to) move(dragIndex, to);",
+            ),
+        ),
+        # The Up handler sits on the whole <li>: clicking an item's name moves it up too.
+        breaking(
+            gold,
+            "click-item-moves-up",
+            ["up_button"],
+            ('li.querySelector(".up").addEventListener("click",', 'li.addEventListener("click",'),
+        ),
+        # Up swaps the DOM nodes in place but indexes the array with the render-time index:
+        # a second Up on the same item swaps the wrong entries (drag uses live DOM indexes).
+        breaking(
+            gold,
+            "up-stale-index",
+            ["summary"],
+            (
+                "{ if (i > 0) move(i, i - 1); }",
+                "{ if (i > 0) { const [m] = items.splice(i, 1); items.splice(i - 1, 0, m); "
+                "localStorage.setItem(KEY, JSON.stringify(items)); "
+                "if (li.previousElementSibling) list.insertBefore(li, li.previousElementSibling); "
+                'document.getElementById("order").textContent = items.join(", "); } }',
+            ),
+            ("{ dragIndex = i;", "{ dragIndex = [...list.children].indexOf(li);"),
+            (
+                "if (dragIndex !== null && dragIndex !== i) move(dragIndex, i);",
+                "const to = [...list.children].indexOf(li); if (dragIndex !== null && dragIndex !== to) move(dragIndex, to);",
+            ),
+        ),
+        # Drop moves the <li> in the DOM and rebuilds the array from it but does not re-render:
+        # the Up buttons keep their old indexes, so an Up right after a drag moves the wrong entry.
+        breaking(
+            gold,
+            "drop-no-rerender",
+            ["summary"],
+            ("{ dragIndex = i;", "{ dragIndex = [...li.parentNode.children].indexOf(li);"),
+            (
+                "if (dragIndex !== null && dragIndex !== i) move(dragIndex, i);",
+                "const lis = [...list.children], to = lis.indexOf(li); if (dragIndex !== null && dragIndex !== to) { "
+                "const src = lis[dragIndex]; if (dragIndex < to) li.after(src); else li.before(src); "
+                'items = [...list.querySelectorAll(".name")].map((n) => n.textContent); '
+                "localStorage.setItem(KEY, JSON.stringify(items)); "
+                'document.getElementById("order").textContent = items.join(", "); }',
+            ),
+        ),
     ]
     request = (
         f"A reorderable list '{title}': <ol id=\"{lid}\"> with one draggable <li> per item "
         f"({', '.join(names)}), each holding <span class=\"name\"> and an 'Up' button (class 'up'). "
-        f"Dropping an item onto another moves it to that item's place; 'Up' moves an item one place up "
-        f"(nothing for the first). #order shows the current order joined by ', ' (e.g. '{a}, {b}, ...'), and "
+        f"Dropping an item anywhere onto another moves it to that item's place; an item's 'Up' button moves it "
+        f"one place up (the first item's 'Up' does nothing), and clicking elsewhere on an item does nothing. "
+        f"#order shows the current order joined by ', ' (e.g. '{a}, {b}, ...'), and "
         f"the order is saved in localStorage."
     )
     return task(
