@@ -10,6 +10,7 @@ A flow is a list of steps, each a dict with one key naming what it does::
     {"select": "#unit", "value": "km"}    {"hover": "#tip"}
     {"drag": "#row-1", "to": "#row-3"}    {"draw": "#pad", "points": [[.2, .2], [.8, .8]]}
     {"reload": true}                      {"advance": 3000}    # fake clock, milliseconds
+    # drag: the pointer passes over what lies between on its way, as a hand's does
     # reload: the app opened again as a new visit (the tab's sessionStorage starts empty)
     {"snap": "#pad", "as": "blank"}       # element screenshot kept for later comparison
     {"expect": KIND, "sel": "...", ...}   # see below
@@ -90,6 +91,11 @@ EXPECTS = (
 PIXEL_EXPECTS = ("changed", "unchanged")
 #: A ``reload`` step opens the app again as a new visit (see ``session.WIPE_INIT``).
 REOPEN_PARAM = "__codegym_reopen"
+
+# A drag moves the pointer there in this many steps, over what lies between, as a hand does
+# (one jump would fire dragenter/dragover on the target alone).
+DRAG_STEPS = 8
+
 # Which DOM events an action can trigger: handlers of these types are credited to the item.
 EVENTS_OF = {
     "click": ("click", "mousedown", "mouseup", "pointerdown", "pointerup", "change", "input", "submit"),
@@ -363,7 +369,7 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState, dom: Dom 
         elif kind == "hover":
             await loc(sel).hover(timeout=t, force=True)
         elif kind == "drag":
-            await loc(sel).drag_to(loc(step["to"]), timeout=t)
+            await loc(sel).drag_to(loc(step["to"]), timeout=t, steps=DRAG_STEPS)
         elif kind == "draw":
             box = await fast("box", sel) or await loc(sel).bounding_box(timeout=t)
             if box is None:

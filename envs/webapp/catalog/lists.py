@@ -766,6 +766,19 @@ def reorder(i: int) -> dict[str, Any]:
                 'document.getElementById("order").textContent = items.join(", "); }',
             ),
         ),
+        # The item moves as soon as the pointer enters another item, not on the drop: the
+        # drag passes over the items on its way (flows.DRAG_STEPS) and lands on the first one.
+        breaking(
+            gold,
+            "moves-on-dragenter",
+            ["drag_down", "drag_up", "summary", "persist"],
+            (
+                'li.addEventListener("dragleave"',
+                'li.addEventListener("dragenter", (e) => { e.preventDefault(); '
+                "if (dragIndex !== null && dragIndex !== i) { move(dragIndex, i); dragIndex = null; } });\n"
+                '    li.addEventListener("dragleave"',
+            ),
+        ),
     ]
     request = (
         f"A reorderable list '{title}': <ol id=\"{lid}\"> with one draggable <li> per item "
