@@ -196,7 +196,7 @@ def cart(i: int) -> dict[str, Any]:
     """Shopping cart as a React component (three shops)."""
     shop, products = CART_VARIANTS[i]
     gold = fill(CART_JSX, shop=shop, products=json.dumps([{"id": k, "name": n, "price": p} for k, n, p in products]))
-    (a, an, ap), (b, bn, bp), _ = products
+    (a, an, ap), (b, bn, bp), (c, cn, cp) = products
     rubric = [
         item(
             "add",
@@ -215,22 +215,27 @@ def cart(i: int) -> dict[str, Any]:
         ),
         item(
             "total",
-            "#total shows the sum of price × quantity as 'Total: $X.YZ'.",
+            "#total shows the sum of price × quantity as 'Total: $X.YZ'; each line its own quantity.",
             {"click": f"#add-{a}"},
             {"click": f"#add-{a}"},
             {"click": f"#add-{b}"},
-            {"expect": "text", "sel": "#total", "equals": f"Total: ${2 * ap + bp:.2f}"},
+            {"click": f"#add-{c}"},
+            {"expect": "text", "sel": "#total", "equals": f"Total: ${2 * ap + bp + cp:.2f}"},
+            {"expect": "texts", "sel": "#cart li .qty", "equals": ["2", "1", "1"]},
+            {"expect": "text", "sel": "#cart-count", "equals": "4"},
         ),
         item(
             "remove",
-            "A cart line's 'Remove' button (class 'remove') removes that product only.",
+            "A cart line's 'Remove' button (class 'remove') removes that product only; re-adding starts at 1.",
             {"click": f"#add-{a}"},
-            {"click": f"#add-{b}"},
-            {"click": "#cart li:nth-child(2) .remove"},  # the second line, then the first
+            {"click": f"#add-{c}"},
+            {"click": "#cart li:nth-child(2) .remove"},  # the second line (not the 2nd product), then the first
             {"expect": "texts", "sel": "#cart li .name", "equals": [an]},
-            {"click": f"#add-{b}"},
+            {"click": f"#add-{c}"},
             {"click": "#cart li:first-child .remove"},
-            {"expect": "texts", "sel": "#cart li .name", "equals": [bn]},
+            {"expect": "texts", "sel": "#cart li .name", "equals": [cn]},
+            {"expect": "texts", "sel": "#cart li .qty", "equals": ["1"]},
+            {"expect": "text", "sel": "#cart-count", "equals": "1"},
         ),
         item(
             "remove_total",
@@ -245,16 +250,17 @@ def cart(i: int) -> dict[str, Any]:
         item(
             "order",
             "Cart lines follow the product order, whatever order they were added in.",
-            {"click": f"#add-{b}"},
+            {"click": f"#add-{c}"},
             {"click": f"#add-{a}"},
-            {"expect": "texts", "sel": "#cart li .name", "equals": [an, bn]},
+            {"click": f"#add-{b}"},
+            {"expect": "texts", "sel": "#cart li .name", "equals": [an, bn, cn]},  # not added, nor id order
         ),
     ]
     broken = [
         breaking(
             gold,
             "distinct-count",
-            ["qty"],
+            ["qty", "total"],
             (
                 "const count = Object.values(cart).reduce((a, b) => a + b, 0);",
                 "const count = Object.keys(cart).length;",
@@ -279,12 +285,83 @@ def cart(i: int) -> dict[str, Any]:
         breaking(
             gold,
             "count-not-lowered-on-remove",
-            ["remove_total"],
+            ["remove", "remove_total"],
             (
                 "const add = (id) => setCart((c) => ({ ...c, [id]: (c[id] || 0) + 1 }));",
                 "const add = (id) => { setCount((k) => k + 1); setCart((c) => ({ ...c, [id]: (c[id] || 0) + 1 })); };",
             ),
             ("const count = Object.values(cart).reduce((a, b) => a + b, 0);", "const [count, setCount] = useState(0);"),
+        ),
+        breaking(
+            gold,
+            "qty-shows-unit-count",
+            ["total"],
+            ('<span className="qty">{cart[p.id]}</span>', '<span className="qty">{count}</span>'),
+        ),
+        breaking(
+            gold,
+            "remove-hides-line-keeps-qty",
+            ["remove"],
+            (
+                "const [cart, setCart] = useState({});",
+                "const [cart, setCart] = useState({});\n  const [gone, setGone] = useState({});",
+            ),
+            (
+                "const add = (id) => setCart((c) => ({ ...c, [id]: (c[id] || 0) + 1 }));",
+                "const add = (id) => { setGone((g) => ({ ...g, [id]: false })); "
+                "setCart((c) => ({ ...c, [id]: (c[id] || 0) + 1 })); };",
+            ),
+            (
+                "const remove = (id) => setCart((c) => { const next = { ...c }; delete next[id]; return next; });",
+                "const remove = (id) => setGone((g) => ({ ...g, [id]: true }));",
+            ),
+            (
+                "const count = Object.values(cart).reduce((a, b) => a + b, 0);",
+                "const count = PRODUCTS.reduce((s, p) => s + (gone[p.id] ? 0 : cart[p.id] || 0), 0);",
+            ),
+            ("sum + (cart[p.id] || 0) * p.price", "sum + (gone[p.id] ? 0 : cart[p.id] || 0) * p.price"),
+            (
+                "{PRODUCTS.filter((p) => cart[p.id]).map((p) => (",
+                "{PRODUCTS.filter((p) => cart[p.id] && !gone[p.id]).map((p) => (",
+            ),
+        ),
+        breaking(
+            gold,
+            "remove-by-catalogue-index",
+            ["remove"],
+            ("{PRODUCTS.filter((p) => cart[p.id]).map((p) => (", "{PRODUCTS.filter((p) => cart[p.id]).map((p, i) => ("),
+            ("onClick={() => remove(p.id)}", "onClick={() => remove(PRODUCTS[i].id)}"),
+        ),
+        breaking(
+            gold,
+            "lines-sorted-by-id",
+            ["order"],
+            (
+                "{PRODUCTS.filter((p) => cart[p.id]).map((p) => (",
+                "{Object.keys(cart).sort().map((id) => PRODUCTS.find((p) => p.id === id)).map((p) => (",
+            ),
+        ),
+        breaking(
+            gold,
+            "count-is-last-qty",
+            ["total", "remove"],
+            (
+                "const add = (id) => setCart((c) => ({ ...c, [id]: (c[id] || 0) + 1 }));",
+                "const add = (id) => { setCount((cart[id] || 0) + 1); setCart((c) => ({ ...c, [id]: (c[id] || 0) + 1 })); };",
+            ),
+            ("const remove = (id) => setCart((c) => {", "const remove = (id) => { setCount(0); setCart((c) => {"),
+            ("delete next[id]; return next; });", "delete next[id]; return next; }); };"),
+            ("const count = Object.values(cart).reduce((a, b) => a + b, 0);", "const [count, setCount] = useState(0);"),
+        ),
+        breaking(
+            gold,
+            "total-skips-last-product",
+            ["total"],
+            (
+                "const total = PRODUCTS.reduce((sum, p) => sum + (cart[p.id] || 0) * p.price, 0);",
+                "let total = 0;\n  for (let i = 0; i < PRODUCTS.length - 1; i++) "
+                "total += (cart[PRODUCTS[i].id] || 0) * PRODUCTS[i].price;",
+            ),
         ),
     ]
     request = (
@@ -292,8 +369,9 @@ def cart(i: int) -> dict[str, Any]:
         + ", ".join(f"{n} (id '{k}', ${p:.2f})" for k, n, p in products)
         + ". Each product has an 'Add to cart' button "
         '#add-<id>. The cart <ul id="cart"> has one <li> per product in it, in the product order, with '
-        "<span class=\"name\">, <span class=\"qty\"> and a 'Remove' button (class 'remove'). #cart-count shows "
-        "the number of units; #total shows 'Total: $X.YZ'."
+        "<span class=\"name\">, <span class=\"qty\"> and a 'Remove' button (class 'remove') that takes the "
+        "whole line out. .qty shows the line's quantity and #cart-count the number of units, both as bare numbers; "
+        "#total shows 'Total: $X.YZ'."
     )
     return task(
         f"react-cart-{i + 1:02d}",
@@ -301,7 +379,7 @@ def cart(i: int) -> dict[str, Any]:
         request,
         rubric,
         gold,
-        [broken[i % 3], *broken[3:]],
+        [broken[i % 3], *broken[3:5], broken[5 + i], broken[8 + i]],  # each later mutant in one shop
         difficulty="medium",
         kind="react",
         split="test" if i == 2 else "train",
