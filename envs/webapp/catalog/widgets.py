@@ -638,8 +638,10 @@ def canvas(i: int) -> dict[str, Any]:
     rubric = [
         item(
             "draws",
-            f"Dragging the mouse across #{cid} draws a continuous line along the path of the drag, and only while "
-            "the button is held (the rest stays white).",
+            f"Dragging the mouse across the 400x240 #{cid} draws a continuous line about 8px wide along the path of "
+            "the drag, and only while the button is held (the rest stays white).",
+            {"expect": "attr", "sel": f"#{cid}", "name": "width", "equals": "400"},
+            {"expect": "attr", "sel": f"#{cid}", "name": "height", "equals": "240"},
             {"snap": f"#{cid}", "as": "blank"},
             # a bend: the drawn path, not a straight start-to-end line
             {"draw": f"#{cid}", "points": [[0.1, 0.3], [0.6, 0.3], [0.6, 0.7]]},
@@ -647,6 +649,8 @@ def canvas(i: int) -> dict[str, Any]:
             {"expect": "changed", "sel": f"#{cid}", "since": "blank"},
             # halfway between two sampled mouse positions: a line, not dots at the samples
             px([0.31, 0.3], black),
+            px([0.35, 0.312], black),  # about 3px below the middle of the line: not a thin line
+            px([0.35, 0.26], white, 30),  # about 10px above it: not a thick one
             px([0.6, 0.5], black),
             px([0.55, 0.6], white, 30),  # between the end of the drag and the hover point
             px([0.5, 0.85], white, 30),
@@ -673,6 +677,7 @@ def canvas(i: int) -> dict[str, Any]:
             {"draw": f"#{cid}", "points": [[0.1, 0.6], [0.5, 0.6], [0.9, 0.6]]},
             px([0.5, 0.3], rgb),
             px([0.5, 0.6], black),
+            px([0.5, 0.455], white, 30),  # the second stroke does not start from where the first ended
             px([0.5, 0.85], white, 30),
         ),
         item(
@@ -727,7 +732,7 @@ def canvas(i: int) -> dict[str, Any]:
         breaking(
             gold,
             "drawing-never-stops",
-            ["draws", "clear", "strokes"],
+            ["draws", "clear", "color", "strokes"],
             ("  drawing = false;\n  strokes += 1;", "  strokes += 1;"),
         ),
         breaking(
@@ -762,11 +767,25 @@ def canvas(i: int) -> dict[str, Any]:
             ("if (drawing) { ctx.lineTo(...point(e)); ctx.stroke(); }", ""),
         ),
         breaking(gold, "black-button-dead", ["color"], ('() => { color = "#000000"; }', "() => { }")),
+        breaking(gold, "thin-line", ["draws"], ("ctx.lineWidth = 8;", "ctx.lineWidth = 2;")),
+        breaking(gold, "default-canvas-size", ["draws"], (' width="400" height="240"', "")),
+        # segments from the last point seen, which a new stroke never resets: strokes join up
+        breaking(
+            gold,
+            "strokes-joined",
+            ["color"],
+            ("ctx.beginPath(); ctx.moveTo(...point(e));", ""),
+            (
+                "if (drawing) { ctx.lineTo(...point(e)); ctx.stroke(); }",
+                "if (drawing) { const p = point(e); if (window.last) { ctx.beginPath(); ctx.moveTo(...window.last); "
+                "ctx.lineTo(...p); ctx.stroke(); } window.last = p; }",
+            ),
+        ),
     ]
     request = (
-        f"A '{title}' drawing app: a 400x240 white <canvas id=\"{cid}\"> where pressing and dragging the mouse "
-        f"draws a line (width about 8px), buttons #color-black and #color-{cname} to pick the colour "
-        f"({chex}), #clear to wipe the canvas, and #strokes counting finished strokes ('1 stroke', "
+        f'A \'{title}\' drawing app: a white <canvas id="{cid}" width="400" height="240"> where pressing '
+        f"and dragging the mouse draws a line (width about 8px), buttons #color-black and #color-{cname} to pick "
+        f"the colour ({chex}), #clear to wipe the canvas, and #strokes counting finished strokes ('1 stroke', "
         "'2 strokes'; reset to '0 strokes' by #clear)."
     )
     return task(
@@ -914,32 +933,42 @@ def quiz(i: int) -> dict[str, Any]:
         ),
         item(
             "wrong",
-            "A wrong answer leaves the score and names the right answer in #feedback.",
+            "A wrong answer leaves the score and names the right answer in #feedback; the question cannot then be "
+            "answered again.",
             *pick(0, right=False),
-            {"expect": "text", "sel": "#feedback", "equals": f"Wrong. The answer is {qs[0][1][qs[0][2]]}."},
+            {"expect": "text", "sel": "#feedback", "equals": f"Wrong. The answer is {right_label}."},
+            # a second try with the right answer (unless the app hid the options / #submit: harmless clicks)
+            {"click": f"#options .option:text-is('{right_label}'):visible, #feedback"},
+            {"click": "#submit:visible, #feedback"},
+            {"expect": "text", "sel": "#feedback", "equals": f"Wrong. The answer is {right_label}."},
             {"expect": "text", "sel": "#score", "equals": "Score: 0"},
         ),
         item(
             "next",
-            "#next, hidden until the answer is submitted, shows the following question (and hides again).",
+            "#next, hidden until the answer is submitted (#submit with no option selected does nothing), shows the "
+            "following question with #feedback cleared (and hides again).",
+            {"click": "#submit:visible, #feedback"},  # nothing selected yet
             {"expect": "hidden", "sel": "#next"},
             *pick(0),
             {"expect": "visible", "sel": "#next"},
             {"click": "#next"},
             {"expect": "text", "sel": "#question", "equals": qs[1][0]},
             {"expect": "hidden", "sel": "#next"},
+            {"expect": "text", "sel": "#feedback", "not_equals": "Correct!"},
+            {"click": "#submit:visible, #feedback"},  # nothing selected on the new question
+            {"expect": "hidden", "sel": "#next"},
         ),
         item(
             "final",
-            "Submitting the last answer shows 'You scored N/3' in #result at once; feedback names the current "
-            "question's answer.",
+            "Submitting the last answer, right or wrong, shows 'You scored N/3' in #result at once; feedback names "
+            "the current question's answer.",
             *pick(0),
             {"click": "#next"},
             *pick(1, right=False),
             {"expect": "text", "sel": "#feedback", "equals": f"Wrong. The answer is {qs[1][1][qs[1][2]]}."},
             {"click": "#next"},
-            *pick(2),
-            {"expect": "text", "sel": "#result", "equals": "You scored 2/3"},
+            *pick(2, right=False),
+            {"expect": "text", "sel": "#result", "equals": "You scored 1/3"},
         ),
         item(
             "perfect",
@@ -1004,15 +1033,39 @@ def quiz(i: int) -> dict[str, Any]:
                 '"Wrong. The answer is " + QUESTIONS[0].options[QUESTIONS[0].answer]',
             ),
         ),
+        # options stay live after a wrong answer, and only a right one closes the question: retry until right
+        breaking(
+            gold,
+            "retry-until-right",
+            ["wrong"],
+            ("      if (answered) return;\n      chosen = i;", "      chosen = i;"),
+            (
+                "if (chosen === null || answered) return;\n  answered = true;",
+                "if (chosen === null || answered) return;",
+            ),
+            ("if (chosen === q.answer) { score += 1;", "if (chosen === q.answer) { score += 1; answered = true;"),
+        ),
+        breaking(
+            gold, "feedback-not-cleared", ["next"], ('  document.getElementById("feedback").textContent = "";\n', "")
+        ),
+        # the choice survives #next: #submit grades an option nobody selected on the new question
+        breaking(gold, "choice-not-reset", ["next"], ("  chosen = null; answered = false;", "  answered = false;")),
+        breaking(
+            gold,
+            "result-only-if-right",
+            ["final"],
+            ("if (index === QUESTIONS.length - 1) {", "if (index === QUESTIONS.length - 1 && chosen === q.answer) {"),
+        ),
     ]
     request = (
         f"A {title.lower()} quiz of three questions: "
         + "; ".join(f"'{t}' ({', '.join(o)}; answer {o[a]})" for t, o, a in qs)
         + ". Show the current question in #question "
-        "and its options as buttons with class 'option' inside #options; clicking one selects it (class "
-        "'selected'). #submit grades the selection: 'Correct!' or 'Wrong. The answer is X.' in #feedback, "
-        "and #score shows 'Score: N' (a question counts once). #next is hidden until the answer is submitted and "
-        "moves on; submitting the last answer shows 'You scored N/3' in #result at once."
+        "and its options as buttons with class 'option' inside #options, each labelled with just the option text; "
+        "clicking one selects it (class 'selected'). #submit grades the selection (nothing happens with none "
+        "selected): 'Correct!' or 'Wrong. The answer is X.' in #feedback, and #score shows 'Score: N' (each question "
+        "can be answered only once). #next is hidden until the answer is submitted and moves on to the next question, "
+        "clearing #feedback; submitting the last answer shows 'You scored N/3' in #result at once."
     )
     return task(
         f"quiz-{i + 1:02d}",
