@@ -378,8 +378,10 @@ def calculator(i: int) -> dict[str, Any]:
         ),
         item(
             "add",
-            "12 + 7 = shows 19.",
-            *keys("1", "2", "plus", "7", "equals"),
+            "12 + 7 shows 7 (the number being entered, not the expression), then = shows 19.",
+            *keys("1", "2", "plus", "7"),
+            {"expect": "text", "sel": f"#{disp}", "equals": "7"},
+            *keys("equals"),
             {"expect": "text", "sel": f"#{disp}", "equals": "19"},
         ),
         item(
@@ -406,23 +408,29 @@ def calculator(i: int) -> dict[str, Any]:
         item(
             "decimal",
             "The . button enters decimals and a second . in the same number is ignored: 1.5 + 1 = shows 2.5; "
-            "after C, 0.1 + 0.2 = shows 0.3; after C, 1 . 2 . 3 shows 1.23.",
+            "after C, 0.1 + 0.2 = shows 0.3; after C, 1 . 2 . 3 shows 1.23; after C, 1 + . 125 = shows 1.125 "
+            "(. after an operator starts 0., the result is not rounded to cents).",
             *keys("1", "dot", "5", "plus", "1", "equals"),
             {"expect": "text", "sel": f"#{disp}", "equals": "2.5"},
             *keys("clear", "0", "dot", "1", "plus", "0", "dot", "2", "equals"),
             {"expect": "text", "sel": f"#{disp}", "equals": "0.3"},
             *keys("clear", "1", "dot", "2", "dot", "3"),
             {"expect": "text", "sel": f"#{disp}", "equals": "1.23"},
+            *keys("clear", "1", "plus", "dot", "1", "2", "5", "equals"),
+            {"expect": "text", "sel": f"#{disp}", "equals": "1.125"},
         ),
         item(
             "after_equals",
-            "A digit pressed after = starts a new number: 1 + 2 = then 5 shows 5, and + 1 = then shows 6.",
+            "A digit pressed after = starts a new number: 1 + 2 = then 5 shows 5, and + 1 = then shows 6; "
+            "an operator after = continues from the result: + 4 = then shows 10.",
             *keys("1", "plus", "2", "equals"),
             {"expect": "text", "sel": f"#{disp}", "equals": "3"},
             *keys("5"),
             {"expect": "text", "sel": f"#{disp}", "equals": "5"},
             *keys("plus", "1", "equals"),
             {"expect": "text", "sel": f"#{disp}", "equals": "6"},
+            *keys("plus", "4", "equals"),
+            {"expect": "text", "sel": f"#{disp}", "equals": "10"},
         ),
     ]
     if opjs == "/":
@@ -472,6 +480,44 @@ def calculator(i: int) -> dict[str, Any]:
             ["decimal"],
             ('else if (!(d === "." && current.includes("."))) { current += d; }', "else { current += d; }"),
         ),
+        # the display shows the whole expression ("12 + 7") instead of the current number
+        breaking(
+            gold,
+            "expression-display",
+            ["add"],
+            (
+                f'const show = () => {{ document.getElementById("{disp}").textContent = current; }};',
+                'const SYM = { "+": "+", "*": "×", "-": "−", "/": "÷" };\n'
+                f'const show = () => {{ document.getElementById("{disp}").textContent = (op !== null ? '
+                'format(stored) + " " + SYM[op] + " " + (fresh ? "" : current) : current).trim(); };',
+            ),
+        ),
+        # a . after an operator appends to the previous number (1 + . 125 = gives 2.125)
+        breaking(
+            gold,
+            "dot-after-operator-appends",
+            ["decimal"],
+            (
+                'document.getElementById("' + p + '-dot").addEventListener("click", () => digit("."));',
+                'document.getElementById("' + p + '-dot").addEventListener("click", () => { '
+                'if (current === "Error") current = "0"; '
+                'if (!current.includes(".")) { current += "."; fresh = false; } show(); });',
+            ),
+        ),
+        # = only shows the result: the next operator starts from 0 (1 + 2 = + 4 = gives 4)
+        breaking(
+            gold,
+            "result-not-reused",
+            ["after_equals"],
+            (
+                "  current = format(apply(stored, parseFloat(current), op));\n"
+                "  op = null; stored = null; fresh = true;\n  show();",
+                "  const r = format(apply(stored, parseFloat(current), op));\n"
+                '  op = null; stored = null; current = "0"; fresh = false;\n'
+                f'  document.getElementById("{disp}").textContent = r;',
+            ),
+        ),
+        breaking(gold, "rounds-to-cents", ["decimal"], ("Math.round(x * 1e9) / 1e9", "Math.round(x * 100) / 100")),
     ]
     # the divide-by-zero mutant only differs from the gold in the variants that have division
     div_broken: list[dict[str, Any]] = []
@@ -494,8 +540,10 @@ def calculator(i: int) -> dict[str, Any]:
         f'A calculator. The display, a <div id="{disp}"> showing the current number as its text, starts at 0. '
         f"Buttons: digits #{p}-0 … #{p}-9, #{p}-dot (.), "
         f"#{p}-plus (+), #{p}-{opword} ({opsym}), #{p}-equals (=) and #{p}-clear (C). Operators apply "
-        "left to right as they are entered (2 + 3 + 4 = gives 9); a digit pressed after = starts a new number; "
-        "results show without trailing zeros or floating-point noise (0.1 + 0.2 = gives 0.3)"
+        "left to right as they are entered (2 + 3 + 4 = gives 9); a digit pressed after = starts a new number, "
+        "an operator pressed after = continues from the result (1 + 2 = + 4 = gives 7); a . pressed after an "
+        "operator starts the next number as 0. (1 + . 125 = gives 1.125); results show in full, without trailing "
+        "zeros or floating-point noise (0.1 + 0.2 = gives 0.3)"
         + "; a second . in the same number is ignored"
         + ("; dividing by zero shows 'Error', also mid-chain (8 ÷ 0 + 1 = shows Error)" if opjs == "/" else "")
         + "."
@@ -854,7 +902,8 @@ def counter(i: int) -> dict[str, Any]:
         ),
         item(
             "reset",
-            f"#reset brings #count back to {start}, also from the maximum (#inc works again).",
+            f"#reset brings #count back to {start}, also from the maximum (#inc works again, still with the "
+            "chosen step).",
             {"click": "#inc"},
             {"click": "#inc"},
             {"expect": "text", "sel": "#count", "equals": str(start + 2)},
@@ -864,13 +913,15 @@ def counter(i: int) -> dict[str, Any]:
             {"expect": "text", "sel": "#count", "equals": str(start)},
             {"expect": "attr", "sel": "#inc", "name": "disabled", "absent": True},
             {"expect": "text", "sel": "#limit-msg", "equals": "Minimum reached" if start == lo else ""},
+            {"click": "#inc"},
+            {"expect": "text", "sel": "#count", "equals": str(start + big)},
         ),
     ]
     broken = [
         breaking(
             gold,
             "step-ignored",
-            ["step", "max"] + (["min"] if start + down1 - down_clicks != lo else []),
+            ["step", "max", "reset"] + (["min"] if start + down1 - down_clicks != lo else []),
             ('const step = Number(document.getElementById("step").value);', "const step = 1;"),
         ),
         breaking(
@@ -925,6 +976,19 @@ def counter(i: int) -> dict[str, Any]:
             ["step"] + (["min"] if start + down1 - down_clicks != lo else []),
             ("value + sign * step", "value + (sign > 0 ? step : -1)"),
         ),
+        # the step is cached in a variable that #reset sets back to 1 while #step still shows the big one
+        breaking(
+            gold,
+            "reset-forgets-step",
+            ["reset"],
+            (
+                "let value = START;",
+                "let value = START, step = 1;\n"
+                'document.getElementById("step").addEventListener("change", (e) => { step = Number(e.target.value); });',
+            ),
+            ('  const step = Number(document.getElementById("step").value);\n', ""),
+            ("() => { value = START; render(); }", "() => { value = START; step = 1; render(); }"),
+        ),
     ]
     broken = [b for b in broken if b["breaks"]]
     # (every variant that starts at its minimum carries this one)
@@ -936,7 +1000,7 @@ def counter(i: int) -> dict[str, Any]:
         f'<select id="step"> (options {", ".join(map(str, steps))}); the value stays within {lo}..{hi} '
         "(a step that would pass a limit stops at it) and at a limit the button that would leave the "
         f"range is disabled; #limit-msg says 'Maximum reached' or "
-        f"'Minimum reached' at a limit (empty otherwise); #reset returns to {start}."
+        f"'Minimum reached' at a limit (empty otherwise); #reset returns to {start} and keeps the chosen step."
     )
     return task(
         f"counter-{i + 1:02d}",
