@@ -98,16 +98,19 @@ def todo(i: int) -> dict[str, Any]:
         ),
         item(
             "enter",
-            f"Pressing Enter in #{inp} also adds the {noun}.",
+            f"Pressing Enter in #{inp} also adds the {noun}, and saves it like the button does.",
             {"fill": f"#{inp}", "value": b},
             {"press": "Enter", "on": f"#{inp}"},
             {"expect": "count", "sel": f"#{lst} li", "equals": 1},
+            {"expect": "storage", "contains": b},
         ),
         item(
             "empty",
-            f"An empty or blank {noun} is not added.",
+            f"An empty or blank {noun} is not added, by the button or by Enter.",
             {"fill": f"#{inp}", "value": "   "},
             {"click": f"#{add}"},
+            {"fill": f"#{inp}", "value": "  "},
+            {"press": "Enter", "on": f"#{inp}"},
             {"fill": f"#{inp}", "value": a},
             {"click": f"#{add}"},
             {"expect": "count", "sel": f"#{lst} li", "equals": 1},
@@ -148,6 +151,7 @@ def todo(i: int) -> dict[str, Any]:
             {"expect": "storage", "contains": b},
         ),
     ]
+    enter_path = 'input.addEventListener("keydown", (e) => { if (e.key === "Enter") addEntry(); });'
     broken = [
         breaking(
             gold,
@@ -229,12 +233,34 @@ def todo(i: int) -> dict[str, Any]:
                 f'document.getElementById("{count}").textContent = String(entries.length); }}',
             ),
         ),
+        # Enter handled by a second copy of the add code that lost a line
+        breaking(
+            gold,
+            "enter-adds-blank",
+            ["empty"],
+            (
+                enter_path,
+                'input.addEventListener("keydown", (e) => { if (e.key !== "Enter") return; '
+                'entries.push(input.value); input.value = ""; save(); render(); });',
+            ),
+        ),
+        breaking(
+            gold,
+            "enter-not-saved",
+            ["enter"],
+            (
+                enter_path,
+                'input.addEventListener("keydown", (e) => { if (e.key !== "Enter") return; '
+                'const t = input.value.trim(); if (!t) return; entries.push(t); input.value = ""; render(); });',
+            ),
+        ),
     ]
     request = (
-        f"A small list of {noun}s. An input #{inp} and a button #{add} labelled '{label}' add a {noun}; "
-        f'each {noun} is an <li> in <ul id="{lst}"> holding a <span class="label"> with its text and a '
-        f"'Delete' button with class 'delete' that removes just that one. New {noun}s go at the end of the "
-        f"list; blank ones are ignored. #{count} holds just the number of {noun}s (e.g. '2'). The list is kept "
+        f"A small list of {noun}s. An input #{inp} and a button #{add} labelled '{label}' (or Enter in the "
+        f'input) add a {noun}; each {noun} is an <li> in <ul id="{lst}"> holding a <span class="label"> with its '
+        f"text and a 'Delete' button with class 'delete' that removes just that one, at once. New {noun}s go at "
+        f"the end of the list (duplicates allowed); blank ones are ignored. #{count} holds just the number of "
+        f"{noun}s (e.g. '2'). The list is kept "
         f"in localStorage so it survives a reload."
     )
     return task(
@@ -373,6 +399,8 @@ def table(i: int) -> dict[str, Any]:
     # the data rows, in a <tbody> or (made by script) straight in the table; not <thead> or <tfoot>
     names_col = f"#{tid} > tbody > tr > td:first-child, #{tid} > tr > td:first-child"
     shown_col = f"#{tid} > tbody > tr:visible > td:first-child, #{tid} > tr:visible > td:first-child"
+    shown_num = f"#{tid} > tbody > tr:visible > td:nth-child(2), #{tid} > tr:visible > td:nth-child(2)"
+    digit = next(d for d in "123456789" if any(d in str(v) for _, v in data[:3]))
     by_num = [n for n, _ in sorted(data, key=lambda r: r[1])]
     by_name = sorted(n for n, _ in data)
     matching = [n for n, _ in data if query.lower() in n.lower()]
@@ -423,9 +451,16 @@ def table(i: int) -> dict[str, Any]:
         ),
         item(
             "filter",
-            "Typing in #filter shows only rows whose name contains the text, ignoring case.",
+            "Typing in #filter shows only rows whose name (not the number) contains the text, ignoring case; "
+            "editing or clearing the text brings rows back.",
             {"type": "#filter", "value": query},
             {"expect": "texts", "sel": shown_col, "equals": matching},
+            # a digit of some number: no name holds one (a 'no matches' row with a single cell may show)
+            {"fill": "#filter", "value": ""},  # a Delete keystroke; then keystrokes, for keyup handlers too
+            {"type": "#filter", "value": digit},
+            {"expect": "count", "sel": shown_num, "equals": 0},
+            {"fill": "#filter", "value": ""},
+            {"expect": "texts", "sel": shown_col, "equals": [n for n, _ in data]},
         ),
         item(
             "count",
@@ -436,10 +471,13 @@ def table(i: int) -> dict[str, Any]:
         ),
         item(
             "filter_sort",
-            "Sorting keeps the filter: only matching rows show, in the new order.",
+            "Sorting keeps the filter: only matching rows show, in the new order; clearing the filter then "
+            "shows every row, still in that order.",
             {"type": "#filter", "value": fq},
             *[{"click": f"#sort-{nkey}"} for _ in range(sort_clicks)],
             {"expect": "texts", "sel": shown_col, "equals": sorted_kept},
+            {"fill": "#filter", "value": ""},
+            {"expect": "texts", "sel": shown_col, "equals": by_num if sort_clicks == 1 else by_num[::-1]},
         ),
     ]
     broken = [
@@ -518,12 +556,52 @@ def table(i: int) -> dict[str, Any]:
             ),
         ),
     ]
+    sort_in_dom = (
+        "function sortBy(key) {\n  if (sortKey === key) { ascending = !ascending; } else { sortKey = key; ascending = true; }\n"
+        "  render();\n}"
+    )
+    broken += [
+        # each keystroke filters what is shown now: deleting text never brings rows back
+        breaking(
+            gold,
+            "filter-narrows-shown-rows",
+            ["filter", "filter_sort"],
+            (
+                'let sortKey = null, ascending = true, query = "";',
+                'let sortKey = null, ascending = true, query = "";\nlet pool = rows;',
+            ),
+            ("let out = rows.filter(", "let out = pool = pool.filter("),
+        ),
+        # headers reorder the <tr>s in place; the filter rebuilds the body in the original order
+        breaking(
+            gold,
+            "sort-in-dom-filter-rebuilds",
+            ["filter_sort"],
+            (
+                sort_in_dom,
+                "function sortBy(key) {\n  if (sortKey === key) { ascending = !ascending; } else { sortKey = key; ascending = true; }\n"
+                "  const body = document.querySelector('#" + tid + " tbody'), col = key === 'name' ? 0 : 1;\n"
+                "  [...body.children].sort((a, b) => { const x = a.children[col].textContent, "
+                "y = b.children[col].textContent;\n"
+                "    const c = col ? Number(x) - Number(y) : x.localeCompare(y); return ascending ? c : -c; })\n"
+                "    .forEach((tr) => body.appendChild(tr));\n}",
+            ),
+            ("  if (sortKey) {", "  if (false) {"),
+        ),
+        breaking(
+            gold,
+            "filter-on-row-text",
+            ["filter"],
+            ("r.name.toLowerCase().includes(q)", "(r.name + ' ' + r.value).toLowerCase().includes(q)"),
+        ),
+    ]
     request = (
         f"A table of {title.lower()} (<table id=\"{tid}\">, names in the first column, '{hnum}' in the second) "
         f"with clickable headers #sort-name and #sort-{nkey}: the first click sorts ascending, the next click "
         f"on the same header toggles the direction (a click on the other header starts it ascending again). An "
-        f"input #filter keeps, as the user types, only rows whose name contains the text (case-insensitive), "
-        f"and #row-count always reads 'Showing N of M'. Initially rows are in "
+        f"input #filter keeps, as the user types, only rows whose name contains the text (case-insensitive). "
+        f"Sorting and filtering combine: changing one keeps the other. #row-count always reads 'Showing N of M'. "
+        f"Initially rows are in "
         f"this order: {', '.join(n for n, _ in data)}."
     )
     return task(
