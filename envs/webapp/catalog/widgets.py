@@ -70,48 +70,74 @@ def tabs(i: int) -> dict[str, Any]:
     rubric = [
         item(
             "show",
-            "Clicking a tab shows its panel (each tab in turn, then the first again).",
+            "Clicking a tab shows its panel (each tab in turn, then the first again); clicking the "
+            "selected tab again keeps its panel shown.",
             *[
                 step
-                for k in [*keys[1:], k0]
+                for k in [*keys[1:], k0, k0]
                 for step in ({"click": f"#tab-{k}"}, {"expect": "visible", "sel": f"#panel-{k}"})
             ],
         ),
         item(
             "hide_others",
-            f"Only the selected tab's panel is visible: after clicking #tab-{k1}, every other panel is hidden.",
+            f"Exactly one panel is visible: on load only #panel-{k0}; after clicking #tab-{k2} then "
+            f"#tab-{k1}, every panel but #panel-{k1} is hidden.",
+            {"expect": "visible", "sel": f"#panel-{k0}"},
+            *[{"expect": "hidden", "sel": f"#panel-{k}"} for k in keys if k != k0],
+            {"click": f"#tab-{k2}"},
             {"click": f"#tab-{k1}"},
             *[{"expect": "hidden", "sel": f"#panel-{k}"} for k in keys if k != k1],
         ),
         item(
             "active_class",
-            "The selected tab has the class 'active' (the first tab from the start).",
+            "The selected tab has the class 'active' and the others lack it (the first tab from the start).",
             {"expect": "class", "sel": f"#tab-{k0}", "has": "active"},
+            {"click": f"#tab-{k1}"},
             {"click": f"#tab-{k2}"},
             {"expect": "class", "sel": f"#tab-{k2}", "has": "active"},
+            {"expect": "class", "sel": f"#tab-{k1}", "lacks": "active"},
             {"expect": "class", "sel": f"#tab-{k0}", "lacks": "active"},
         ),
         item(
             "aria",
             "The selected tab has aria-selected='true', the others 'false' (the first tab from the start).",
             {"expect": "attr", "sel": f"#tab-{k0}", "name": "aria-selected", "equals": "true"},
+            {"expect": "attr", "sel": f"#tab-{k1}", "name": "aria-selected", "equals": "false"},
+            {"click": f"#tab-{k1}"},
             {"click": f"#tab-{k2}"},
             {"expect": "attr", "sel": f"#tab-{k2}", "name": "aria-selected", "equals": "true"},
+            {"expect": "attr", "sel": f"#tab-{k1}", "name": "aria-selected", "equals": "false"},
             {"expect": "attr", "sel": f"#tab-{k0}", "name": "aria-selected", "equals": "false"},
         ),
         item(
             "keyboard",
-            "ArrowRight on a focused tab selects and focuses the next tab; ArrowLeft the previous one.",
+            "ArrowRight on a focused tab selects (its panel alone shown, class 'active', aria-selected) and "
+            "focuses the next tab; ArrowLeft the previous one; also from a tab that was just clicked.",
             {"press": "ArrowRight", "on": f"#tab-{k0}"},
             {"expect": "visible", "sel": f"#panel-{k1}"},
             {"expect": "attr", "sel": f"#tab-{k1}", "name": "aria-selected", "equals": "true"},
+            {"expect": "count", "sel": f"#tab-{k1}:focus", "equals": 1},
             # page keyboard: the keys go to whichever tab now has the focus
             {"press": "ArrowRight"},
             {"expect": "visible", "sel": f"#panel-{k2}"},
+            {"expect": "count", "sel": f"#tab-{k2}:focus", "equals": 1},
+            {"expect": "hidden", "sel": f"#panel-{k1}"},
+            {"expect": "class", "sel": f"#tab-{k2}", "has": "active"},
+            {"expect": "class", "sel": f"#tab-{k1}", "lacks": "active"},
+            {"expect": "attr", "sel": f"#tab-{k1}", "name": "aria-selected", "equals": "false"},
             {"press": "ArrowLeft"},
+            {"expect": "count", "sel": f"#tab-{k1}:focus", "equals": 1},
             {"press": "ArrowLeft"},
             {"expect": "visible", "sel": f"#panel-{k0}"},
             {"expect": "attr", "sel": f"#tab-{k0}", "name": "aria-selected", "equals": "true"},
+            # a click, then a key on the clicked tab: the keys start from the tab, not a stale index
+            {"click": f"#tab-{k2}"},
+            {"press": "ArrowLeft", "on": f"#tab-{k2}"},
+            {"expect": "visible", "sel": f"#panel-{k1}"},
+            {"expect": "hidden", "sel": f"#panel-{k2}"},
+            {"expect": "class", "sel": f"#tab-{k1}", "has": "active"},
+            {"expect": "attr", "sel": f"#tab-{k1}", "name": "aria-selected", "equals": "true"},
+            {"expect": "count", "sel": f"#tab-{k1}:focus", "equals": 1},
         ),
     ]
     broken = [
@@ -125,7 +151,7 @@ def tabs(i: int) -> dict[str, Any]:
         breaking(
             gold,
             "panels-pile-up",
-            ["show", "hide_others"],
+            ["show", "hide_others", "keyboard"],
             (
                 'document.getElementById(t.getAttribute("aria-controls")).hidden = !on;',
                 'if (on) document.getElementById(t.getAttribute("aria-controls")).hidden = false;',
@@ -145,7 +171,7 @@ def tabs(i: int) -> dict[str, Any]:
         breaking(
             gold,
             "last-panel-always-shown",
-            ["hide_others"],
+            ["hide_others", "keyboard"] if k2 == keys[-1] else ["hide_others"],  # keyboard: #panel-k2 hides
             (
                 'document.getElementById(t.getAttribute("aria-controls")).hidden = !on;',
                 f'document.getElementById(t.getAttribute("aria-controls")).hidden = !on && t.id !== "tab-{keys[-1]}";',
@@ -177,6 +203,111 @@ def tabs(i: int) -> dict[str, Any]:
             ("select(tabs[0]);\n</script>", "</script>"),
         ),
     ]
+    # wrong apps that once earned 1.0
+    later = [
+        # select() updates only the first tab and the new one: `current = tab` was forgotten, so a
+        # tab selected after the first one keeps its panel, class and aria-selected
+        breaking(
+            gold,
+            "stale-current",
+            ["hide_others", "active_class", "aria", "keyboard"],
+            (
+                "function select(tab) {\n  for (const t of tabs) {",
+                "let current = null;\nfunction select(tab) {\n  for (const t of current ? [current, tab] : tabs) {",
+            ),
+            ("select(tabs[0]);\n</script>", "select(tabs[0]);\ncurrent = tabs[0];\n</script>"),
+        ),
+        # the keys take their own path: aria-selected and the panels follow, the class 'active' not
+        breaking(
+            gold,
+            "keys-skip-active-class",
+            ["keyboard"],
+            (
+                "      select(next);\n",
+                "      for (const t of tabs) {\n"
+                '        t.setAttribute("aria-selected", t === next ? "true" : "false");\n'
+                '        document.getElementById(t.getAttribute("aria-controls")).hidden = t !== next;\n'
+                "      }\n",
+            ),
+        ),
+        # the keys show the next panel but leave the old one visible
+        breaking(
+            gold,
+            "keys-keep-old-panel",
+            ["keyboard"],
+            (
+                "      select(next);\n",
+                "      for (const t of tabs) {\n"
+                '        t.classList.toggle("active", t === next);\n'
+                '        t.setAttribute("aria-selected", t === next ? "true" : "false");\n'
+                "      }\n"
+                '      document.getElementById(next.getAttribute("aria-controls")).hidden = false;\n',
+            ),
+        ),
+        # the keys step from an index only they update: after a click they start from a stale tab
+        breaking(
+            gold,
+            "keys-from-stale-index",
+            ["keyboard"],
+            ("tabs.forEach((tab, i) => {", "let current = 0;\ntabs.forEach((tab, i) => {"),
+            ("const next = tabs[(i + ", "const next = tabs[(current + "),
+            ("      next.focus();\n", "      next.focus();\n      current = tabs.indexOf(next);\n"),
+        ),
+        # the keys move the selection from a document listener, but the focus never follows
+        breaking(
+            gold,
+            "keys-leave-focus",
+            ["keyboard"],
+            (
+                '  tab.addEventListener("keydown", (e) => {',
+                '  if (i === 0) document.addEventListener("keydown", (e) => {',
+            ),
+            (
+                "      const next = tabs[(i + ",
+                '      const i = tabs.findIndex((t) => t.classList.contains("active"));\n      const next = tabs[(i + ',
+            ),
+            ("      next.focus();\n", ""),
+        ),
+        # aria-selected='false' is written only to a tab that was once selected
+        breaking(
+            gold,
+            "untouched-tabs-lack-aria",
+            ["aria"],
+            (
+                '    t.setAttribute("aria-selected", on ? "true" : "false");\n',
+                '    if (on || t.hasAttribute("aria-selected")) t.setAttribute("aria-selected", on ? "true" : "false");\n',
+            ),
+        ),
+        # clicking the selected tab again hides its panel, as an accordion would
+        breaking(
+            gold,
+            "reclick-hides-panel",
+            ["show"],
+            (
+                '  tab.addEventListener("click", () => select(tab));',
+                '  tab.addEventListener("click", () => {\n'
+                '    const p = document.getElementById(tab.getAttribute("aria-controls"));\n'
+                '    if (tab.classList.contains("active")) p.hidden = !p.hidden;\n'
+                "    else select(tab);\n"
+                "  });",
+            ),
+        ),
+        # no select() on load: the markup hides the panels, but forgets the last one
+        breaking(
+            gold,
+            "last-panel-shown-on-load",
+            ["hide_others"],
+            *[
+                (f'<section role="tabpanel" id="panel-{k}">', f'<section role="tabpanel" id="panel-{k}" hidden>')
+                for k in keys[1:-1]
+            ],
+            (
+                "select(tabs[0]);\n</script>",
+                'tabs.forEach((t, j) => t.setAttribute("aria-selected", j ? "false" : "true"));\n'
+                'tabs[0].classList.add("active");\n</script>',
+            ),
+        ),
+    ]
     request = (
         f"A {title.lower()} page with tabs: buttons with role='tab' and ids "
         + ", ".join(f"#tab-{k}" for k in keys)
@@ -191,7 +322,7 @@ def tabs(i: int) -> dict[str, Any]:
         request,
         rubric,
         gold,
-        [broken[i % len(broken)]] if i < 3 else broken,
+        [broken[i], *later[i::3]] if i < 3 else broken + later,
         difficulty="easy",
         split="test" if i == 4 else "train",
     )
