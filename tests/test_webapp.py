@@ -156,7 +156,7 @@ def test_a_correct_app_written_otherwise_than_the_gold_earns_full_reward(env, ta
     ("task_id", "style", "fails"),
     [
         ("form-01", "[id$='-error'], #result { display: none !important; }", "all"),
-        ("modal-01", "#overlay.open { opacity: 0 !important; }", ["backdrop", "cancel", "escape", "opens"]),
+        ("modal-01", "#overlay.open { opacity: 0 !important; }", ["backdrop", "cancel", "confirm", "escape", "opens"]),
         ("modal-01", "#overlay.open { transform: translateX(-5000px); }", "all"),
     ],
     ids=["form-messages-not-displayed", "modal-transparent", "modal-off-the-page"],

@@ -395,6 +395,9 @@ def modal(i: int) -> dict[str, Any]:
             {"expect": "count", "sel": "dialog#modal, #modal[role='dialog']", "equals": 1},
             # the backdrop's corner is darker than the white page (any dim of about 12% or more, on any page)
             {"expect": "pixel", "sel": "#overlay", "at": [0.01, 0.01], "rgb": [112, 112, 112], "tol": 112},
+            # full-screen: the page's top corners, above the button, are dimmed too (not a box around the dialog)
+            {"expect": "pixel", "sel": "html", "at": [0.005, 0.005], "rgb": [112, 112, 112], "tol": 112},
+            {"expect": "pixel", "sel": "html", "at": [0.995, 0.005], "rgb": [112, 112, 112], "tol": 112},
         ),
         item(
             "cancel",
@@ -408,17 +411,38 @@ def modal(i: int) -> dict[str, Any]:
         ),
         item(
             "confirm",
-            f"#confirm sets #status to '{done}' and closes the dialog.",
+            f"#confirm sets #status to '{done}' and closes the dialog and its backdrop; #{opener} opens it again, "
+            f"and #status keeps '{done}' while it is open, after #cancel, and after confirming again.",
             {"click": f"#{opener}"},
+            opened,  # a dialog that fades in takes the click once it shows
             {"click": "#confirm"},
             {"expect": "text", "sel": "#status", "equals": done},
             {"expect": "hidden", "sel": "#modal"},
+            {"expect": "hidden", "sel": "#overlay"},
+            {"click": f"#{opener}"},
+            opened,
+            {"expect": "text", "sel": "#status", "equals": done},
+            {"click": "#cancel"},
+            {"expect": "hidden", "sel": "#modal"},
+            {"expect": "text", "sel": "#status", "equals": done},
+            {"click": f"#{opener}"},
+            opened,
+            {"click": "#confirm"},
+            {"expect": "hidden", "sel": "#modal"},
+            {"expect": "text", "sel": "#status", "equals": done},
         ),
         item(
             "escape",
-            f"Pressing Escape closes the dialog and its backdrop without changing #status; #{opener} opens it again.",
+            f"Pressing Escape closes the dialog and its backdrop without changing #status, wherever the focus is "
+            f"(also after a click inside the dialog); #{opener} opens it again.",
             {"click": f"#{opener}"},
             opened,
+            {"press": "Escape"},
+            *closed,
+            {"click": f"#{opener}"},
+            opened,
+            # a click on the dialog's top edge (padding or heading) takes the focus off any button the app focused
+            {"click": "#modal", "at": [0.5, 0.04]},
             {"press": "Escape"},
             *closed,
             {"click": f"#{opener}"},
@@ -427,13 +451,16 @@ def modal(i: int) -> dict[str, Any]:
         item(
             "backdrop",
             "Clicking the dimmed backdrop (#overlay, outside #modal) closes the dialog and the backdrop without "
-            "changing #status; a click inside the dialog does not close it.",
+            f"changing #status; a click inside the dialog does not close it; #{opener} opens it again.",
             {"click": f"#{opener}"},
             opened,
-            {"click": "#modal-title"},  # inside the dialog: must not close it
+            # inside the dialog, on its top edge (its own padding, or its heading): does not close it
+            {"click": "#modal", "at": [0.5, 0.04]},
             {"expect": "visible", "sel": "#modal"},
             {"click": "#overlay", "at": [0.03, 0.03]},
             *closed,
+            {"click": f"#{opener}"},
+            opened,
         ),
     ]
     broken = [
@@ -483,7 +510,7 @@ def modal(i: int) -> dict[str, Any]:
         breaking(
             gold,
             "overlay-stays-dimmed",
-            ["cancel", "escape", "backdrop"],
+            ["cancel", "confirm", "escape", "backdrop"],
             ("#overlay.open { display: flex; }", "#overlay.open { display: flex; } #modal.closed { display: none; }"),
             (
                 'const open = () => { overlay.classList.add("open");',
@@ -501,18 +528,90 @@ def modal(i: int) -> dict[str, Any]:
         breaking(
             gold,
             "cannot-reopen",
-            ["cancel", "escape"],
+            ["cancel", "confirm", "escape", "backdrop"],
             (
                 'const close = () => overlay.classList.remove("open");',
                 'const close = () => { overlay.style.display = "none"; };',
             ),
         ),
     ]
+    confirmed = f'document.getElementById("status").textContent = "{done}";'
+    extra = [
+        # #confirm hides the dialog box alone: the page stays dimmed (and blocked) behind an empty backdrop
+        breaking(
+            gold,
+            "confirm-leaves-backdrop",
+            ["confirm"],
+            ("#overlay.open { display: flex; }", "#overlay.open { display: flex; } #modal.closed { display: none; }"),
+            (
+                'const open = () => { overlay.classList.add("open");',
+                'const open = () => { overlay.classList.add("open"); document.getElementById("modal").classList.remove("closed");',
+            ),
+            (f"{confirmed}\n  close();", f'{confirmed}\n  document.getElementById("modal").classList.add("closed");'),
+        ),
+        # #confirm hides the backdrop with an inline style: the opener cannot show it again
+        breaking(
+            gold,
+            "confirm-cannot-reopen",
+            ["confirm"],
+            (f"{confirmed}\n  close();", f'{confirmed}\n  overlay.style.display = "none";'),
+        ),
+        # #confirm toggles: a second confirmation puts the initial text back
+        breaking(
+            gold,
+            "confirm-toggles",
+            ["confirm"],
+            (
+                f"{confirmed}\n  close();",
+                'const st = document.getElementById("status");\n'
+                f'  st.textContent = st.textContent === "{done}" ? "Nothing done yet" : "{done}";\n  close();',
+            ),
+        ),
+        # opening the dialog again wipes the result of the last confirmation
+        breaking(
+            gold,
+            "open-resets-status",
+            ["confirm"],
+            (
+                'const open = () => { overlay.classList.add("open");',
+                'const open = () => { document.getElementById("status").textContent = "Nothing done yet"; '
+                'overlay.classList.add("open");',
+            ),
+        ),
+        # the backdrop is a dimmed box around the dialog in the page's flow, not full-screen
+        breaking(
+            gold,
+            "backdrop-not-fullscreen",
+            ["opens"],
+            ("position: fixed; inset: 0; ", "margin-top: 1rem; padding: 2rem; "),
+        ),
+        # a click on the dialog's own padding counts as a backdrop click
+        breaking(
+            gold,
+            "inside-padding-closes",
+            ["backdrop"],
+            ("if (e.target === overlay) close();", 'if (e.target === overlay || e.target.id === "modal") close();'),
+        ),
+        # the backdrop click hides it with an inline style: the opener cannot show it again
+        breaking(
+            gold,
+            "backdrop-cannot-reopen",
+            ["backdrop"],
+            ("if (e.target === overlay) close();", 'if (e.target === overlay) overlay.style.display = "none";'),
+        ),
+        # Escape is heard on the dialog alone: once focus leaves its buttons, Escape does nothing
+        breaking(
+            gold,
+            "escape-needs-focus",
+            ["escape"],
+            ('document.addEventListener("keydown"', 'document.getElementById("modal").addEventListener("keydown"'),
+        ),
+    ]
     request = (
         f"A page with a button #{opener} that opens a confirmation dialog: #modal (role='dialog', asking "
         f"'{question}') inside a full-screen dimmed backdrop #overlay. #confirm sets #status (initially "
-        f"'Nothing done yet') to '{done}' and closes; #cancel, the Escape key and a click on the backdrop "
-        f"outside the dialog close it without changing anything. #{opener} can open it again any number of times."
+        f"'Nothing done yet') to '{done}' and closes the dialog and its backdrop; #cancel, the Escape key (wherever the focus is) and a "
+        f"click on the backdrop outside the dialog close it without changing anything. #{opener} can open it again any number of times."
     )
     return task(
         f"modal-{i + 1:02d}",
@@ -520,7 +619,7 @@ def modal(i: int) -> dict[str, Any]:
         request,
         rubric,
         gold,
-        [broken[i % len(broken)]] if i < 3 else broken,
+        [broken[i % len(broken)], *extra[i::3]] if i < 3 else broken + extra,
         difficulty="easy",
         split="test" if i == 4 else "train",
     )
