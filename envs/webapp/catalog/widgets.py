@@ -674,21 +674,39 @@ def countdown(i: int) -> dict[str, Any]:
     rubric = [
         item(
             "counts",
-            f"#time stays at {_mmss(total)} until #start; then it counts down once per second.",
+            f"#time stays at {_mmss(total)} until #start; then it counts down once per second, "
+            f"showing the whole seconds left rounded up ({_mmss(total - 1)} only once a full second has run).",
             {"advance": 2000},
             {**t, "equals": _mmss(total)},
             {"click": "#start"},
-            {"advance": 3000},
+            # half a second in: still the full time (not a first tick at once, nor rounded down)
+            {"advance": 500},
+            {**t, "equals": _mmss(total)},
+            {"advance": 2500},
             {**t, "equals": _mmss(total - 3)},
         ),
         item(
             "finishes",
-            "At zero the timer stops at 00:00 and #done ('Time's up!'), hidden until then, appears.",
+            f"At zero ({total} s after #start) the timer stops at 00:00 and #done ('Time's up!'), "
+            "hidden until then, appears at once.",
+            # at rest before #start (timed from the click: an app that starts on load is off by the load time)
+            {"advance": 1000},
+            {**t, "equals": _mmss(total)},
             {"expect": "hidden", "sel": "#done"},
             {"click": "#start"},
-            {"advance": (total - 1) * 1000},
+            # the minute boundary mid-second: 01:00, not 00:60 nor 00:59
+            *(
+                [{"advance": (total - 60) * 1000 + 500}, {**t, "equals": "01:00"}, {"advance": 59500 - 1000}]
+                if total > 60
+                else [{"advance": (total - 1) * 1000}]
+            ),
+            {**t, "equals": "00:01"},
             {"expect": "hidden", "sel": "#done"},
-            {"advance": 6000},
+            # the message comes with 00:00, not a tick later (short waits: the clock runs on meanwhile)
+            {"advance": 1000},
+            {**t, "equals": "00:00", "wait_ms": 300},
+            {"expect": "visible", "sel": "#done", "wait_ms": 300},
+            {"advance": 5000},
             {**t, "equals": "00:00"},
             {"expect": "visible", "sel": "#done"},
             {"expect": "text", "sel": "#done", "equals": "Time's up!"},
@@ -723,14 +741,24 @@ def countdown(i: int) -> dict[str, Any]:
             {"click": "#reset"},
             {"expect": "hidden", "sel": "#done"},
             {**t, "equals": _mmss(total)},
+            # and it can run again
+            {"click": "#start"},
+            {"advance": 1000},
+            {**t, "equals": _mmss(total - 1)},
         ),
         item(
             "double_start",
-            "Clicking #start twice does not make it run twice as fast.",
+            "Clicking #start again while it runs changes nothing: not twice as fast, no restart, no lost time.",
+            {"advance": 1000},
+            {**t, "equals": _mmss(total)},
             {"click": "#start"},
             {"click": "#start"},
-            {"advance": 2000},
-            {**t, "equals": _mmss(total - 2)},
+            {"advance": 1500},
+            # mid-second: a click that restarts the interval or the countdown shows here
+            {"click": "#start"},
+            {"advance": 1500},
+            # a short wait: the clock runs on in real time while an expectation polls
+            {**t, "equals": _mmss(total - 3), "wait_ms": 300},
         ),
     ]
     broken = [
@@ -761,7 +789,10 @@ def countdown(i: int) -> dict[str, Any]:
             ('document.getElementById("done").hidden = left > 0;', ""),
         ),
         breaking(
-            gold, "starts-on-load", ["counts", "finishes"], ("render();\n</script>", "render();\nstart();\n</script>")
+            gold,
+            "starts-on-load",
+            ["counts", "finishes", "double_start"],
+            ("render();\n</script>", "render();\nstart();\n</script>"),
         ),
         # reset clears the interval but keeps its id, so #start thinks it is still running
         breaking(
@@ -781,12 +812,64 @@ def countdown(i: int) -> dict[str, Any]:
                 '  if (left === 0) { stop(); document.getElementById("done").hidden = false; }',
             ),
         ),
+        # shows 00:00 for a whole second before the message: the countdown lasts a second too long
+        breaking(
+            gold,
+            "done-a-tick-late",
+            ["finishes"],
+            (
+                "  left = Math.max(0, left - 1);\n  if (left === 0) stop();\n  render();",
+                '  if (left === 0) { stop(); document.getElementById("done").hidden = false; return; }\n'
+                '  left--;\n  document.getElementById("time").textContent = pad(Math.floor(left / 60)) + ":" + pad(left % 60);',
+            ),
+        ),
+        # once run out, #start stays dead even after #reset
+        breaking(
+            gold,
+            "finished-blocks-start",
+            ["reset"],
+            ("let left = TOTAL, timer = null;", "let left = TOTAL, timer = null, finished = false;"),
+            ("  if (left === 0) stop();", "  if (left === 0) { stop(); finished = true; }"),
+            ("function start() { if (timer", "function start() { if (finished) return; if (timer"),
+        ),
+        # a second #start restarts the interval: the running second is lost
+        breaking(
+            gold,
+            "start-restarts-interval",
+            ["double_start"],
+            (
+                "if (timer === null && left > 0) timer = setInterval(tick, 1000);",
+                "if (left > 0) { clearInterval(timer); timer = setInterval(tick, 1000); }",
+            ),
+        ),
+        # Date.now()-based, whole seconds rounded down: 02:59 right after #start, 00:59 at 59.5 s left
+        breaking(
+            gold,
+            "rounds-down",
+            ["counts", "finishes", "pause"] if total > 60 else ["counts", "pause"],
+            ("let left = TOTAL, timer = null;", "let left = TOTAL, timer = null, ms = TOTAL * 1000, endAt = 0;"),
+            (
+                "  left = Math.max(0, left - 1);\n  if (left === 0) stop();",
+                "  ms = Math.max(0, endAt - Date.now());\n  left = Math.floor(ms / 1000);\n  if (ms === 0) stop();",
+            ),
+            ('document.getElementById("done").hidden = left > 0;', 'document.getElementById("done").hidden = ms > 0;'),
+            ("timer = setInterval(tick, 1000);", "{ endAt = Date.now() + ms; timer = setInterval(tick, 250); }"),
+            (
+                'addEventListener("click", stop);',
+                'addEventListener("click", () => { if (timer !== null) tick(); stop(); });',
+            ),
+            (
+                "() => { stop(); left = TOTAL; render(); }",
+                "() => { stop(); left = TOTAL; ms = TOTAL * 1000; render(); }",
+            ),
+        ),
     ]
     request = (
-        f"A '{title}' countdown of {total} seconds. #time shows MM:SS (starting at {_mmss(total)}); #start "
+        f"A '{title}' countdown of {total} seconds. #time shows the time left as MM:SS in whole seconds rounded "
+        f"up (starting at {_mmss(total)}; {_mmss(total - 1)} once one full second has run); #start "
         "starts or resumes it (a second click while running changes nothing), #pause pauses, #reset stops "
-        'and restores the full time (hiding #done). At zero it stops at 00:00 and shows #done with the text "Time\'s up!" '
-        "(hidden before)."
+        "and restores the full time (hiding #done). At zero it stops at 00:00 and at that same moment shows #done "
+        'with the text "Time\'s up!" (hidden before).'
     )
     return task(
         f"timer-{i + 1:02d}",
@@ -794,7 +877,7 @@ def countdown(i: int) -> dict[str, Any]:
         request,
         rubric,
         gold,
-        [broken[i % len(broken)]] if i < 3 else broken,
+        [broken[j] for j in ([0, 7, 10], [1, 8, 9], [2, 7, 10], [3, 4, 5, 6, 8, 9], [0, 2, 3, 5, 7, 10])[i]],
         difficulty="medium",
         split="test" if i == 4 else "train",
     )
