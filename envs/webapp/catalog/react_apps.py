@@ -75,11 +75,13 @@ def rating(i: int) -> dict[str, Any]:
         ),
         item(
             "clear",
-            "#clear-rating goes back to 'Not rated'.",
+            "#clear-rating goes back to 'Not rated', with no star 'filled'.",
             {"click": star(2)},
             {"expect": "text", "sel": "#rating", "equals": f"2 / {n}"},
             {"click": "#clear-rating"},
             {"expect": "text", "sel": "#rating", "equals": "Not rated"},
+            # the mouse is on #clear-rating now: no preview either
+            {"expect": "class", "sel": star(1), "lacks": "filled"},
         ),
         item(
             "hover",
@@ -111,7 +113,8 @@ def rating(i: int) -> dict[str, Any]:
         ),
         breaking(gold, "no-preview", ["hover"], ("const shown = hover || rating;", "const shown = rating;")),
         breaking(gold, "preview-only", ["filled"], ("const shown = hover || rating;", "const shown = hover;")),
-        breaking(gold, "preview-sticks", ["hover"], (" onMouseLeave={() => setHover(0)}", "")),
+        # (the stale preview also lights stars after #clear-rating)
+        breaking(gold, "preview-sticks", ["clear", "hover"], (" onMouseLeave={() => setHover(0)}", "")),
         breaking(
             gold,
             "preview-never-below-rating",
@@ -128,12 +131,21 @@ def rating(i: int) -> dict[str, Any]:
     ]
     if n != 5:
         broken.append(breaking(gold, "five-stars", ["rate"], (f"{{ length: {n} }}", "{ length: 5 }")))
+    # the stars light from their own state, which #clear-rating forgets: 'Not rated' under lit stars
+    clear_keeps_stars = breaking(
+        gold,
+        "clear-keeps-stars",
+        ["clear"],
+        ("  const shown = hover || rating;", "  const [lit, setLit] = useState(0);\n  const shown = hover || lit;"),
+        ("onClick={() => setRating(s)}", "onClick={() => { setRating(s); setLit(s); }}"),
+    )
     request = (
         f"A React star-rating widget titled '{title}' (an <h1>): #stars holds exactly {n} buttons with class "
-        "'star', as its only children. Clicking "
+        "'star', as its only children, star k being the k-th of them (in document order). Clicking "
         f"star k rates k: #rating shows 'k / {n}' ('Not rated' before). Stars 1..k have the extra class "
-        "'filled'; hovering a star previews the same way without changing the rating. Only #clear-rating "
-        "resets to 'Not rated' (clicking the rated star again keeps the rating)."
+        "'filled'; hovering a star previews the same way without changing the rating (#rating keeps showing "
+        "the rating). Only #clear-rating resets to 'Not rated', with no star filled (clicking the rated star "
+        "again keeps the rating)."
     )
     return task(
         f"react-rating-{i + 1:02d}",
@@ -141,7 +153,7 @@ def rating(i: int) -> dict[str, Any]:
         request,
         rubric,
         gold,
-        [broken[i % 3], *broken[3:]],  # the hover cheats in every variant
+        [broken[i % 3], *broken[3:], *([clear_keeps_stars] if i < 2 else [])],  # the hover cheats in every variant
         difficulty="easy",
         kind="react",
         split="test" if i == 2 else "train",
