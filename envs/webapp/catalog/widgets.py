@@ -376,7 +376,8 @@ def modal(i: int) -> dict[str, Any]:
     """Confirmation modal dialog (five variants)."""
     title, question, done, opener = MODAL_VARIANTS[i]
     gold = fill(MODAL_HTML, title=title, question=question, done=done, opener=opener)
-    opened = {"expect": "visible", "sel": "#modal"}
+    # open the dialog and wait until it shows (one that fades in takes clicks only then)
+    open_dialog = [{"click": f"#{opener}"}, {"expect": "visible", "sel": "#modal"}]
     # closing hides the dimmed backdrop too, and changes nothing
     closed = [
         {"expect": "hidden", "sel": "#modal"},
@@ -388,8 +389,7 @@ def modal(i: int) -> dict[str, Any]:
             "opens",
             f"Clicking #{opener} shows the dialog #modal (role='dialog', asking '{question}') over the dimmed "
             "backdrop #overlay.",
-            {"click": f"#{opener}"},
-            opened,
+            *open_dialog,
             {"expect": "text", "sel": "#modal", "contains": question},
             # a <dialog> element has the role without the attribute
             {"expect": "count", "sel": "dialog#modal, #modal[role='dialog']", "equals": 1},
@@ -402,31 +402,26 @@ def modal(i: int) -> dict[str, Any]:
         item(
             "cancel",
             f"#cancel closes the dialog and its backdrop and changes nothing; #{opener} opens it again.",
-            {"click": f"#{opener}"},
-            opened,
+            *open_dialog,
             {"click": "#cancel"},
             *closed,
-            {"click": f"#{opener}"},
-            opened,
+            *open_dialog,
         ),
         item(
             "confirm",
             f"#confirm sets #status to '{done}' and closes the dialog and its backdrop; #{opener} opens it again, "
             f"and #status keeps '{done}' while it is open, after #cancel, and after confirming again.",
-            {"click": f"#{opener}"},
-            opened,  # a dialog that fades in takes the click once it shows
+            *open_dialog,
             {"click": "#confirm"},
             {"expect": "text", "sel": "#status", "equals": done},
             {"expect": "hidden", "sel": "#modal"},
             {"expect": "hidden", "sel": "#overlay"},
-            {"click": f"#{opener}"},
-            opened,
+            *open_dialog,
             {"expect": "text", "sel": "#status", "equals": done},
             {"click": "#cancel"},
             {"expect": "hidden", "sel": "#modal"},
             {"expect": "text", "sel": "#status", "equals": done},
-            {"click": f"#{opener}"},
-            opened,
+            *open_dialog,
             {"click": "#confirm"},
             {"expect": "hidden", "sel": "#modal"},
             {"expect": "text", "sel": "#status", "equals": done},
@@ -435,32 +430,35 @@ def modal(i: int) -> dict[str, Any]:
             "escape",
             f"Pressing Escape closes the dialog and its backdrop without changing #status, wherever the focus is "
             f"(also after a click inside the dialog); #{opener} opens it again.",
-            {"click": f"#{opener}"},
-            opened,
+            *open_dialog,
             {"press": "Escape"},
             *closed,
-            {"click": f"#{opener}"},
-            opened,
+            *open_dialog,
             # a click on the dialog's top edge (padding or heading) takes the focus off any button the app focused
             {"click": "#modal", "at": [0.5, 0.04]},
             {"press": "Escape"},
             *closed,
-            {"click": f"#{opener}"},
-            opened,
+            *open_dialog,
         ),
         item(
             "backdrop",
             "Clicking the dimmed backdrop (#overlay, outside #modal) closes the dialog and the backdrop without "
             f"changing #status; a click inside the dialog does not close it; #{opener} opens it again.",
-            {"click": f"#{opener}"},
-            opened,
+            *open_dialog,
             # inside the dialog, on its top edge (its own padding, or its heading): does not close it
             {"click": "#modal", "at": [0.5, 0.04]},
             {"expect": "visible", "sel": "#modal"},
             {"click": "#overlay", "at": [0.03, 0.03]},
             *closed,
-            {"click": f"#{opener}"},
-            opened,
+            *open_dialog,
+        ),
+    ]
+    # the dialog box can be hidden by itself (class 'closed'), and opening shows it again
+    box_alone = [
+        ("#overlay.open { display: flex; }", "#overlay.open { display: flex; } #modal.closed { display: none; }"),
+        (
+            'const open = () => { overlay.classList.add("open");',
+            'const open = () => { overlay.classList.add("open"); document.getElementById("modal").classList.remove("closed");',
         ),
     ]
     broken = [
@@ -511,11 +509,7 @@ def modal(i: int) -> dict[str, Any]:
             gold,
             "overlay-stays-dimmed",
             ["cancel", "confirm", "escape", "backdrop"],
-            ("#overlay.open { display: flex; }", "#overlay.open { display: flex; } #modal.closed { display: none; }"),
-            (
-                'const open = () => { overlay.classList.add("open");',
-                'const open = () => { overlay.classList.add("open"); document.getElementById("modal").classList.remove("closed");',
-            ),
+            *box_alone,
             (
                 'const close = () => overlay.classList.remove("open");',
                 'const close = () => document.getElementById("modal").classList.add("closed");',
@@ -542,11 +536,7 @@ def modal(i: int) -> dict[str, Any]:
             gold,
             "confirm-leaves-backdrop",
             ["confirm"],
-            ("#overlay.open { display: flex; }", "#overlay.open { display: flex; } #modal.closed { display: none; }"),
-            (
-                'const open = () => { overlay.classList.add("open");',
-                'const open = () => { overlay.classList.add("open"); document.getElementById("modal").classList.remove("closed");',
-            ),
+            *box_alone,
             (f"{confirmed}\n  close();", f'{confirmed}\n  document.getElementById("modal").classList.add("closed");'),
         ),
         # #confirm hides the backdrop with an inline style: the opener cannot show it again
