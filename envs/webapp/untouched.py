@@ -19,6 +19,7 @@ import asyncio
 import base64
 import json
 import math
+import random
 from datetime import timedelta
 from typing import Any
 
@@ -254,8 +255,16 @@ async def recheck_untouched(
     return failed
 
 
-PIXEL_WATCH_S = 0.1
-MIN_LOOKS = 3  # (a fast grading still sees a change that takes a few tenths of a second)
+#: The watch's looks are this far apart at random (s): at a fixed pace, a square that blinks
+#: every 0.1 s was shot in the same phase each time on a busy machine (a look took 0.1 s).
+PIXEL_WATCH_S = (0.02, 0.12)
+#: Looks taken before the watch stops: a fast grading still sees a change that takes a few
+#: tenths of a second, and a blink shot in one phase each time this often is a chance in 500.
+MIN_LOOKS = 10
+
+
+def _gap() -> float:
+    return random.uniform(*PIXEL_WATCH_S)
 
 
 class PixelWatch:
@@ -307,7 +316,7 @@ class PixelWatch:
         self.cancel()
         try:
             while self.first and self.looks < MIN_LOOKS and len(self.moved) < len(self.sels):
-                await asyncio.sleep(PIXEL_WATCH_S)
+                await asyncio.sleep(_gap())
                 await self.look()
         except Exception:  # noqa: BLE001 - a page that stops answering: the recheck says so
             return
@@ -333,7 +342,7 @@ class PixelWatch:
     async def _watch(self) -> None:
         try:
             while True:
-                await asyncio.sleep(PIXEL_WATCH_S)
+                await asyncio.sleep(_gap())
                 await self.look()
         except Exception:  # noqa: BLE001 - a page that stops answering: the recheck says so
             return
