@@ -553,6 +553,22 @@ def test_watching_the_untouched_pad_does_not_resize_it():
     assert reward == 1.0, info["feedback"]
 
 
+@pytest.mark.parametrize("shown_after_ms", [300, None], ids=["late", "never"])
+def test_a_pixel_expectation_waits_for_a_hidden_element_and_fails_one_that_stays_hidden(shown_after_ms):
+    # The overlay is there from the start, hidden; Open shows it (late: after 0.3 s).
+    show = "" if shown_after_ms is None else f"setTimeout(() => {{ ov.hidden = false; }}, {shown_after_ms})"
+    app = f"""<div id="overlay" hidden style="position: fixed; inset: 0; background: rgb(90, 90, 90)"></div>
+      <button id="open">Open</button><script>
+      const ov = document.getElementById("overlay");
+      document.getElementById("open").onclick = () => {{ {show} }};</script>"""
+    dims = {"expect": "pixel", "sel": "#overlay", "at": [0.5, 0.5], "rgb": [90, 90, 90], "tol": 20}
+    reward, info = grade_app(app, [{"id": "dims", "text": "Open dims the page", "flow": [{"click": "#open"}, dims]}])
+    if shown_after_ms is None:
+        assert reward < 1.0 and "not visible" in info["verdict"]["items"][0]["reason"], info["feedback"]
+    else:
+        assert reward == 1.0, info["feedback"]
+
+
 def test_a_canvas_that_changes_by_itself_after_an_items_span_fails_no_item():
     # The pad paints a badge by itself at 5 s: past "draws"' span, though within "timer"'s.
     app = """<canvas id="pad" width="200" height="120"></canvas><p id="t">0</p><button id="go">go</button><script>

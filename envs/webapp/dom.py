@@ -32,6 +32,8 @@ from typing import Any
 
 WORLD = "codegym-grader"
 CALL_TIMEOUT_S = 2.0
+#: What :meth:`Dom.screenshot` gives for an element that is not visible (no pixels to shoot).
+NOT_VISIBLE = b""
 
 # Whether a user can see an element Playwright counts as visible: not faded out (opacity 0 on
 # it or an ancestor, shadow hosts included), nor placed wholly before the page's top or left
@@ -149,9 +151,11 @@ AGENT_JS = r"""
     // The clip Playwright's element screenshot takes (inPage of the box), when there is nothing
     // for its preparations to do: the element is in full view, no animation runs, fonts are
     // loaded and no text field has a caret to hide.
+    // 'hidden': the first match is not visible (Playwright's shot would wait for it to be).
     shotClip(sel) {
       const found = matches(sel);
-      if (!found || !found.length || !isVisible(found[0])) return null;
+      if (!found || !found.length) return null;
+      if (!isVisible(found[0])) return 'hidden';
       const active = document.activeElement;
       if (active && (active.matches('input, textarea') || active.isContentEditable)) return null;
       if (document.getAnimations().length || document.fonts.status !== 'loaded') return null;
@@ -274,9 +278,12 @@ class Dom:
     async def screenshot(self, sel: str) -> bytes | None:
         """The first match's PNG as ``locator.screenshot(animations="disabled")`` takes it.
 
-        None when Playwright has to take it (see ``shotClip`` in ``AGENT_JS``).
+        :data:`NOT_VISIBLE` when that match is not visible (Playwright's shot would wait until
+        it is); None when Playwright has to take it (see ``shotClip`` in ``AGENT_JS``).
         """
         clip = await self.call("shotClip", sel)
+        if clip == "hidden":
+            return NOT_VISIBLE
         if clip is None:
             return None
         shot = await asyncio.wait_for(

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from .dom import SEEN_JS, Dom
+from .dom import NOT_VISIBLE, SEEN_JS, Dom
 
 ACTIONS = (
     "click",
@@ -499,6 +499,8 @@ def _judge(spec: dict[str, Any], n: int, got: Any) -> tuple[bool, Any]:
 async def _check_pixels(page: Any, spec: dict[str, Any], state: FlowState, dom: Dom | None) -> tuple[bool, Any]:
     kind, sel = spec["expect"], spec["sel"]
     png = None if dom is None else await dom.screenshot(sel)
+    if png == NOT_VISIBLE:  # (not worth Playwright's wait for it to show: the expectation polls)
+        return False, "not visible"
     if png is None:
         locs = page.locator(sel)
         if await locs.count() == 0:
