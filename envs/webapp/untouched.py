@@ -259,18 +259,19 @@ async def recheck_untouched(
 #: every 0.1 s was shot in the same phase each time on a busy machine (a look took 0.1 s).
 PIXEL_WATCH_S = (0.02, 0.12)
 #: Looks taken before the watch stops: a fast grading still sees a change that takes a few
-#: tenths of a second, and a blink shot in one phase each time this often is a chance in 500.
+#: tenths of a second, and a blink shot in one phase every time is a chance in 500 (even odds per look).
 MIN_LOOKS = 10
 
 
 def _gap() -> float:
+    """A random gap between two looks (s)."""
     return random.uniform(*PIXEL_WATCH_S)
 
 
 class PixelWatch:
     """Whether the elements that pixel expectations look at change on the untouched page by themselves.
 
-    Each is shot once the page is loaded, then every ``PIXEL_WATCH_S`` until every item has
+    Each is shot once the page is loaded, then at random gaps (``PIXEL_WATCH_S``) until every item has
     run (``MIN_LOOKS`` times at least), and at every later read: one that differs from its
     first shot (as much as the least its expectations call a change) has ``moved`` at that
     fake time, and a change there is no transition for an item whose span reaches it. Shots
