@@ -569,6 +569,31 @@ def test_a_pixel_expectation_waits_for_a_hidden_element_and_fails_one_that_stays
         assert reward == 1.0, info["feedback"]
 
 
+def test_pixel_expectations_judge_the_picture_after_the_last_action_and_a_change_after_it():
+    # Consecutive pixel expectations on one canvas share a shot (flows._element_shot): an
+    # action drops it, and so does an expectation that fails on it.
+    app = """<canvas id="pad" width="100" height="60"></canvas><button id="red">red</button>
+      <button id="blue">blue</button><button id="fade">fade</button><script>
+      const ctx = document.getElementById("pad").getContext("2d"), on = (id) => document.getElementById(id);
+      const paint = (c) => { ctx.fillStyle = c; ctx.fillRect(0, 0, 100, 60); };
+      paint("#fff");
+      on("red").onclick = () => paint("#f00");
+      on("blue").onclick = () => paint("#00f");
+      on("fade").onclick = () => { paint("#f00"); setTimeout(() => paint("#00f"), 200); };</script>"""
+
+    def px(rgb):
+        return {"expect": "pixel", "sel": "#pad", "at": [0.5, 0.5], "rgb": rgb, "tol": 20}
+
+    red, blue = px([255, 0, 0]), px([0, 0, 255])
+    rubric = [
+        {"id": "stale", "text": "red stays", "flow": [{"click": "#red"}, red, {"click": "#blue"}, red]},
+        {"id": "turns", "text": "blue after red", "flow": [{"click": "#red"}, red, {"click": "#blue"}, blue]},
+        {"id": "fades", "text": "fade: red, then blue", "flow": [{"click": "#fade"}, red, blue]},
+    ]
+    reward, info = grade_app(app, rubric)
+    assert [it["passed"] for it in info["verdict"]["items"]] == [False, True, True], info["feedback"]
+
+
 def test_a_canvas_that_changes_by_itself_after_an_items_span_fails_no_item():
     # The pad paints a badge by itself at 5 s: past "draws"' span, though within "timer"'s.
     app = """<canvas id="pad" width="200" height="120"></canvas><p id="t">0</p><button id="go">go</button><script>

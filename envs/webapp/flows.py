@@ -273,6 +273,11 @@ class FlowState:
     last_sel: str | None = None
     #: uncaught errors the app's timers threw while an ``advance`` ran them
     thrown: list[dict[str, str]] = field(default_factory=list)
+    #: the element shot (or why there is none) that pixel checks of a selector share until the
+    #: flow acts again or a check fails on it (``_element_shot``)
+    shots: dict[str, asyncio.Future[bytes | str]] = field(default_factory=dict)
+    #: the last check judged a shot an earlier check took
+    reused: bool = False
 
 
 def uncaught(text: str) -> dict[str, str]:
@@ -308,6 +313,7 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState, dom: Dom 
     t = ACTION_TIMEOUT_MS
     sel = step.get(kind) if isinstance(step.get(kind), str) else None
     state.last_sel = sel
+    state.shots.clear()  # what the page shows may change from here
 
     def loc(s: str) -> Any:
         return page.locator(s).first
@@ -497,15 +503,10 @@ def _judge(spec: dict[str, Any], n: int, got: Any) -> tuple[bool, Any]:
 
 
 async def _check_pixels(page: Any, spec: dict[str, Any], state: FlowState, dom: Dom | None) -> tuple[bool, Any]:
-    kind, sel = spec["expect"], spec["sel"]
-    png = None if dom is None else await dom.screenshot(sel)
-    if png == NOT_VISIBLE:  # (not worth Playwright's wait for it to show: the expectation polls)
-        return False, "not visible"
-    if png is None:
-        locs = page.locator(sel)
-        if await locs.count() == 0:
-            return False, "no element matches"
-        png = await locs.first.screenshot(timeout=1000, animations="disabled")
+    kind = spec["expect"]
+    png = await _element_shot(page, spec["sel"], state, dom)
+    if isinstance(png, str):
+        return False, png
     if kind in PIXEL_EXPECTS:
         before = state.snaps.get(spec["since"])
         if before is None:
@@ -514,6 +515,38 @@ async def _check_pixels(page: Any, spec: dict[str, Any], state: FlowState, dom: 
         changed = frac > spec.get("threshold", 0.002)
         return changed == (kind == "changed"), f"{frac:.4f} of pixels differ"
     return pixel_matches(png, spec)
+
+
+async def _element_shot(page: Any, sel: str, state: FlowState, dom: Dom | None) -> bytes | str:
+    """The first match's PNG, or why there is none; one shot serves every check of ``sel``.
+
+    A flow's consecutive pixel expectations on one canvas judge one picture of it (about
+    40 ms a shot), and the untouched page's are read off one picture at once. A flow's
+    action and a check that fails on a shared shot drop it (``do_action``, ``expect``).
+    """
+    shared = state.shots.get(sel)
+    if shared is not None:
+        state.reused = True
+        return await asyncio.shield(shared)
+    taking = state.shots[sel] = asyncio.ensure_future(_take_shot(page, sel, dom))
+    try:
+        return await taking
+    except BaseException:
+        if state.shots.get(sel) is taking:
+            del state.shots[sel]
+        raise
+
+
+async def _take_shot(page: Any, sel: str, dom: Dom | None) -> bytes | str:
+    png = None if dom is None else await dom.screenshot(sel)
+    if png == NOT_VISIBLE:  # (not worth Playwright's wait for it to show: the expectation polls)
+        return "not visible"
+    if png is None:
+        locs = page.locator(sel)
+        if await locs.count() == 0:
+            return "no element matches"
+        png = await locs.first.screenshot(timeout=1000, animations="disabled")
+    return png
 
 
 def pixel_matches(png: bytes, spec: dict[str, Any]) -> tuple[bool, Any]:
@@ -559,11 +592,17 @@ async def expect(page: Any, spec: dict[str, Any], state: FlowState, dom: Dom | N
     """Poll an expectation until it holds or its wait runs out."""
     deadline = asyncio.get_running_loop().time() + spec.get("wait_ms", 1000) / 1000
     while True:
+        state.reused = False
         try:
             ok, got = await check(page, spec, state, dom)
         except Exception as exc:  # noqa: BLE001 - a page mid-navigation, a detached node
             ok, got = False, f"error: {_short(exc)}"
-        if ok or asyncio.get_running_loop().time() >= deadline:
+        if ok:
+            return ok, got
+        state.shots.clear()  # look again at a fresh picture
+        if state.reused:
+            continue  # (the picture was an earlier check's: at once)
+        if asyncio.get_running_loop().time() >= deadline:
             return ok, got
         await asyncio.sleep(0.05)
 
