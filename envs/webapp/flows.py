@@ -276,8 +276,6 @@ class FlowState:
     #: the element shot (or why there is none) that pixel checks of a selector share until the
     #: flow acts again or a check fails on it (``_element_shot``)
     shots: dict[str, asyncio.Future[bytes | str]] = field(default_factory=dict)
-    #: the last check judged a shot an earlier check took
-    reused: bool = False
 
 
 def uncaught(text: str) -> dict[str, str]:
@@ -526,7 +524,6 @@ async def _element_shot(page: Any, sel: str, state: FlowState, dom: Dom | None) 
     """
     shared = state.shots.get(sel)
     if shared is not None:
-        state.reused = True
         return await asyncio.shield(shared)
     taking = state.shots[sel] = asyncio.ensure_future(_take_shot(page, sel, dom))
     try:
@@ -592,7 +589,7 @@ async def expect(page: Any, spec: dict[str, Any], state: FlowState, dom: Dom | N
     """Poll an expectation until it holds or its wait runs out."""
     deadline = asyncio.get_running_loop().time() + spec.get("wait_ms", 1000) / 1000
     while True:
-        state.reused = False
+        shared = (spec["expect"] in PIXEL_EXPECTS or spec["expect"] == "pixel") and spec["sel"] in state.shots
         try:
             ok, got = await check(page, spec, state, dom)
         except Exception as exc:  # noqa: BLE001 - a page mid-navigation, a detached node
@@ -600,7 +597,7 @@ async def expect(page: Any, spec: dict[str, Any], state: FlowState, dom: Dom | N
         if ok:
             return ok, got
         state.shots.clear()  # look again at a fresh picture
-        if state.reused:
+        if shared:
             continue  # (the picture was an earlier check's: at once)
         if asyncio.get_running_loop().time() >= deadline:
             return ok, got
