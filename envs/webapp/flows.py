@@ -421,10 +421,15 @@ def _short(exc: BaseException) -> str:
 READ_AS = {"class": "attr", "hidden": "visible", "unchecked": "checked"}
 
 
+def is_pixel(spec: dict[str, Any]) -> bool:
+    """Whether an expectation looks at an element's pixels (a shot, not a read)."""
+    return spec["expect"] in PIXEL_EXPECTS or spec["expect"] == "pixel"
+
+
 async def check(page: Any, spec: dict[str, Any], state: FlowState, dom: Dom | None = None) -> tuple[bool, Any]:
     """Evaluate one expectation once; returns (holds, what was observed)."""
     kind, sel = spec["expect"], spec.get("sel")
-    if kind in PIXEL_EXPECTS or kind == "pixel":
+    if is_pixel(spec):
         return await _check_pixels(page, spec, state, dom)
     name = "class" if kind == "class" else spec.get("name")
     seen = None if dom is None else await dom.call("read", READ_AS.get(kind, kind), sel, name)
@@ -589,7 +594,7 @@ async def expect(page: Any, spec: dict[str, Any], state: FlowState, dom: Dom | N
     """Poll an expectation until it holds or its wait runs out."""
     deadline = asyncio.get_running_loop().time() + spec.get("wait_ms", 1000) / 1000
     while True:
-        shared = (spec["expect"] in PIXEL_EXPECTS or spec["expect"] == "pixel") and spec["sel"] in state.shots
+        shared = is_pixel(spec) and spec["sel"] in state.shots
         try:
             ok, got = await check(page, spec, state, dom)
         except Exception as exc:  # noqa: BLE001 - a page mid-navigation, a detached node
