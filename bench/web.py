@@ -15,6 +15,10 @@ what the warm browser takes for nothing but a bare context and page that load th
 per rubric item (no flows, no containment, no untouched copy; its server and context open
 in the clock, a few ms): the ratio a grading that cost only that would reach.
 
+The CPU line says how busy the whole machine was (every process, from /proc/stat) while
+each side graded: when a warm grading keeps the cores busy, running gradings side by side
+cannot beat the launch per grading by more than the ratio of their CPU time either.
+
     .venv/bin/python bench/web.py [--apps 12] [--rounds 1]
 """
 
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import time
 
 from codegym.envs.webapp import BrowserPool, WebAppEnv
@@ -78,27 +83,41 @@ def grade_cold(task):
     check(asyncio.run(launch_once(lambda b: grade_in_browser(b, files_of(task), False, task["rubric"]))), task)
 
 
+def busy_cpu_s() -> float | None:
+    """CPU seconds every core of the machine has spent busy since boot (None off Linux)."""
+    try:
+        with open("/proc/stat") as stat:
+            user, nice, system, _idle, _iowait, irq, softirq = map(int, stat.readline().split()[1:8])
+    except (OSError, ValueError):
+        return None
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
+
+
+def timed(fn, *args):
+    """Wall seconds and busy CPU seconds (0 off Linux) that ``fn(*args)`` took."""
+    cpu, start = busy_cpu_s() or 0.0, time.perf_counter()
+    fn(*args)
+    return time.perf_counter() - start, (busy_cpu_s() or 0.0) - cpu
+
+
 def run(tasks, rounds):
     """Time both sides app by app, interleaved, so that load from other processes on a
     shared machine falls on both alike."""
     pool = BrowserPool()
     warm = cold = floor = 0.0
+    cpu = {"cold": 0.0, "warm": 0.0}
     try:
         grade_warm(pool, tasks[0])  # the pool's one launch happens here, outside the clock
         for _ in range(rounds):
             for t in tasks:
-                start = time.perf_counter()
-                grade_cold(t)
-                cold += time.perf_counter() - start
-                start = time.perf_counter()
-                grade_warm(pool, t)
-                warm += time.perf_counter() - start
-                start = time.perf_counter()
-                pool.run(lambda b, t=t: load_per_item(b, t), 60)
-                floor += time.perf_counter() - start
+                wall, used = timed(grade_cold, t)
+                cold, cpu["cold"] = cold + wall, cpu["cold"] + used
+                wall, used = timed(grade_warm, pool, t)
+                warm, cpu["warm"] = warm + wall, cpu["warm"] + used
+                floor += timed(pool.run, lambda b, t=t: load_per_item(b, t), 60)[0]
     finally:
         pool.close()
-    return cold, warm, floor
+    return cold, warm, floor, cpu
 
 
 def main():
@@ -109,7 +128,7 @@ def main():
     env = WebAppEnv()
     tasks = [env.tasks.get(i) for i in SAMPLE[: args.apps]]
     n = len(tasks) * args.rounds
-    cold, warm, floor = run(tasks, args.rounds)
+    cold, warm, floor, cpu = run(tasks, args.rounds)
     items = sum(len(t["rubric"]) for t in tasks) * args.rounds
     print(f"chromium: {CHROMIUM}")
     print(f"apps graded: {n} per side ({items} rubric items)")
@@ -124,6 +143,13 @@ def main():
         f"floor (bare context, one load per item): {floor / n:5.2f} s/app; "
         f"ratio at the floor: {(cold - warm + floor) / floor:.2f}x"
     )
+    if busy_cpu_s() is not None:
+        cores = os.cpu_count() or 1
+        print(
+            f"CPU per app (whole machine, {cores} cores): launch per grading {cpu['cold'] / n:.2f} CPU-s, "
+            f"warm pool {cpu['warm'] / n:.2f} CPU-s ({100 * cpu['warm'] / warm / cores:.0f}% of the cores "
+            f"busy); gradings side by side: at most {cpu['cold'] / cpu['warm']:.2f}x"
+        )
 
 
 if __name__ == "__main__":
