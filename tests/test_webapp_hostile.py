@@ -7,6 +7,7 @@ import os
 import signal
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -612,9 +613,15 @@ def test_pool_survives_a_crashed_browser():
     assert pool.browser_pids() == []  # closing leaves no Chromium behind
 
 
+def artifact_dirs() -> set[str]:
+    """The temporary directories for what a browser downloads: Playwright's, and the pools' own."""
+    return {p.name for p in Path(tempfile.gettempdir()).iterdir() if "artifacts-" in p.name}
+
+
 def test_pool_survives_playwrights_driver_dying():
     # Without its driver (the browser's parent) the browser's connection fails every call yet
     # says it is connected: that must be a dead browser, not an app that failed to load.
+    before = artifact_dirs()
     pool = BrowserPool()
 
     def driver():
@@ -636,6 +643,7 @@ def test_pool_survives_playwrights_driver_dying():
     finally:
         pool.close()
     assert not Path(profile).exists()  # the dead driver's temporary profile is removed too
+    assert artifact_dirs() == before  # and so is every temporary directory it had
 
 
 def test_console_messages_stay_out_of_the_browsers_stderr():
@@ -708,9 +716,17 @@ def test_forked_vector_env_workers_grade_after_the_parent_did():
         venv.step_async((gold, gold))
         _, rewards, _, _, _ = venv.step_wait(timeout=90)
         assert list(rewards) == [1.0, 1.0]
+        workers = [f"{pool.ARTIFACTS_PREFIX}{p.pid}-" for p in venv.processes]
     finally:
         venv.close(terminate=True)
     assert grade(parent, GOLD)[0] == 1.0  # the workers left the parent's browser alone
+
+    def left_by_workers():
+        return [d for d in artifact_dirs() if d.startswith(tuple(workers))]
+
+    assert len(left_by_workers()) == 2  # killed, the workers could not remove their pools' own
+    BrowserPool().close()
+    assert left_by_workers() == []  # the next pool made did
 
 
 def test_a_download_is_cancelled_and_flagged(env):

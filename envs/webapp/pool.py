@@ -36,8 +36,10 @@ import logging
 import os
 import shutil
 import signal
+import tempfile
 import threading
 import uuid
+import weakref
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -197,6 +199,13 @@ class BrowserPool:
         # -1: it crashed), read from /proc once: a scan of every process costs milliseconds
         self._browser_pid = self._driver = self._gpu = 0
         self._profile: str | None = None  # the browser's profile directory (Playwright's temporary one)
+        # Playwright's driver makes a temporary directory for downloads and traces per browser
+        # and removes it when the browser closes, unless the driver died. The pool's own is
+        # removed when the pool is closed or collected or the process exits; one whose process
+        # was killed, or exited without cleaning up (a forked worker), by the next pool made.
+        _remove_orphaned_artifacts()
+        self._artifacts = tempfile.mkdtemp(prefix=f"{ARTIFACTS_PREFIX}{os.getpid()}-")
+        self._remove_artifacts = weakref.finalize(self, _remove_in, os.getpid(), self._artifacts)
         self._suspect = False
         self._lock = threading.Lock()
         # Gradings from several threads share the loop: one launch (or restart) at a time.
@@ -318,6 +327,7 @@ class BrowserPool:
             self._closed = True
             loop, thread, runs = self._loop, self._thread, list(self._runs)
         if loop is None or not self.usable_here():
+            self._remove_artifacts()  # (a no-op in a forked process, like the rest)
             return  # (a forked process must not stop, or kill by marker, its parent's browser)
         for fut in runs:
             fut.cancel()
@@ -329,6 +339,7 @@ class BrowserPool:
         if thread is not None:
             thread.join(10)
         loop.close()
+        self._remove_artifacts()
 
     # ------------------------------------------------------------------ internals
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
@@ -470,6 +481,7 @@ class BrowserPool:
                     handle_sigint=False,
                     handle_sigterm=False,
                     handle_sighup=False,
+                    artifacts_dir=self._artifacts,
                 )
                 break
             except Exception as exc:
@@ -524,6 +536,26 @@ class BrowserPool:
                 await asyncio.wait_for(pw.stop(), 10)
             except Exception:  # noqa: BLE001 - a driver that died already
                 pass
+
+
+ARTIFACTS_PREFIX = "codegym-browser-artifacts-"  # then the pid of the process that made the pool
+
+
+def _remove_in(pid: int, directory: str) -> None:
+    """Remove ``directory`` if this is process ``pid``: a forked copy of a pool leaves it to its maker."""
+    if os.getpid() == pid:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _remove_orphaned_artifacts() -> None:
+    """Remove the pools' artifact directories whose process is gone."""
+    for directory in Path(tempfile.gettempdir()).glob(ARTIFACTS_PREFIX + "*-*"):
+        try:
+            os.kill(int(directory.name[len(ARTIFACTS_PREFIX) :].split("-")[0]), 0)
+        except ProcessLookupError:
+            shutil.rmtree(directory, ignore_errors=True)
+        except (ValueError, OSError):  # not one of ours, or a process of another user's
+            pass
 
 
 def _process_tree() -> dict[int, list[int]]:
