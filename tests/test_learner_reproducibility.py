@@ -33,7 +33,7 @@ def test_an_env_that_grades_with_its_own_rng_is_seeded_by_the_run_seed(tmp_path)
 
 RUN = textwrap.dedent(
     """
-    import json, sys, tempfile
+    import json, sys
     import gymnasium as gym
     import codegym
     from codegym.envs.codegen.generate import generate_tasks
@@ -44,7 +44,7 @@ RUN = textwrap.dedent(
     env = gym.make("CodeGen-v0", tasks=tasks)
     cfg = LearnerConfig(tiny_layers=1, tiny_hidden=32, tiny_heads=2, vocab_size=400, num_generations=4,
                         tasks_per_step=2, max_new_tokens=24, steps=2, sft_steps=10, eval_tasks=2,
-                        eval_samples=2, env_workers=2, progress=False, out_dir=tempfile.mkdtemp(), seed=7)
+                        eval_samples=2, env_workers=2, progress=False, out_dir=sys.argv[1], seed=7)
     Trainer(cfg, env=env).train()
     env.close()
     print(json.dumps([json.loads(line) for line in open(cfg.out_dir + "/metrics.jsonl")]))
@@ -52,11 +52,14 @@ RUN = textwrap.dedent(
 )
 
 
-def test_two_codegen_runs_with_one_seed_in_two_processes_log_the_same_metrics():
+def test_two_codegen_runs_with_one_seed_in_two_processes_log_the_same_metrics(tmp_path):
     outs = []
     for hash_seed in ("1", "2"):  # set and dict-of-set orders differ between the two processes
         env = dict(os.environ, PYTHONHASHSEED=hash_seed)
-        done = subprocess.run([sys.executable, "-c", RUN], env=env, capture_output=True, text=True, timeout=300)
+        out_dir = str(tmp_path / hash_seed)
+        done = subprocess.run(
+            [sys.executable, "-c", RUN, out_dir], env=env, capture_output=True, text=True, timeout=300
+        )
         assert done.returncode == 0, done.stderr[-3000:]
         outs.append(json.loads(done.stdout.strip().splitlines()[-1]))
     a, b = ([{k: v for k, v in r.items() if k not in TIMINGS} for r in out] for out in outs)
