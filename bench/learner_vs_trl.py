@@ -14,6 +14,7 @@ state, land in the warm-up, and the allocator may or may not hand freed pages ba
 between steps, so the timed-steps figure alone depends on allocator luck), and as the child's
 maximum RSS (imports included).
 
+    .venv/bin/pip install -e '.[bench]'   # TRL
     PYTHONPATH=. .venv/bin/python bench/learner_vs_trl.py [--steps 5] [--reward env|length] [--repeats 2]
 
 Each side runs ``--repeats`` times (fresh child each, ABBA order); tokens/s is each side's
@@ -27,12 +28,14 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib.util
 import multiprocessing
 import os
 import tempfile
 import threading
 import time
 import warnings
+from queue import Empty
 
 import gymnasium as gym
 import torch
@@ -213,6 +216,16 @@ def _child(side: str, args: argparse.Namespace, model_dir: str, out_dir: str, qu
     queue.put(result)
 
 
+def result_of(side: str, proc: multiprocessing.Process, queue) -> dict:
+    """What the child running ``side`` put on ``queue``; exit if it died first (its traceback is above)."""
+    while True:
+        try:
+            return queue.get(timeout=5)
+        except Empty:
+            if not proc.is_alive():
+                raise SystemExit(f"the {side} run failed (exit code {proc.exitcode})") from None
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=5)
@@ -226,30 +239,32 @@ def main() -> None:
         "--repeats", type=int, default=2, help="runs per side (ABBA order); the fastest run of each side is compared"
     )
     args = ap.parse_args()
-    tmp = tempfile.mkdtemp(prefix="bench-trl-")
-    tasks = generate_tasks(64, 0, "easy", "train")
-    tok = build_tokenizer([t["prompt"] + t["gold"] for t in tasks], 1024)
-    model = build_tiny_model(tok, layers=4, hidden=128, heads=4)
-    model.save_pretrained(f"{tmp}/model")
-    tok.save_pretrained(f"{tmp}/model")
-    print(
-        f"model: {count_parameters(model) / 1e6:.2f}M parameters, G={args.G}, prompts/step={args.prompts}, "
-        f"max_new_tokens={args.max_new_tokens}, reward={args.reward}, torch threads={args.threads}, "
-        f"timed steps={args.steps} after {args.warmup} warm-up"
-    )
-    # Each side runs in a fresh child process so neither inherits the other's allocator pages
-    # (in one process the second side reused the first side's freed memory and looked free).
-    ctx = multiprocessing.get_context("spawn")
-    runs: dict[str, list[dict]] = {"ours": [], "trl": []}
-    # ABBA order (ours, TRL, TRL, ours, ...): on a shared CPU the load drifts, and each side
-    # keeps its fastest run, so a burst of someone else's work hurts neither side's figure.
-    order = [side for k in range(args.repeats) for side in (("ours", "trl") if k % 2 == 0 else ("trl", "ours"))]
-    for side in order:
-        queue = ctx.Queue()
-        proc = ctx.Process(target=_child, args=(side, args, f"{tmp}/model", f"{tmp}/{side}", queue))
-        proc.start()
-        runs[side].append(queue.get())
-        proc.join()
+    if importlib.util.find_spec("trl") is None:
+        raise SystemExit("TRL is not installed: pip install -e '.[bench]'")
+    with tempfile.TemporaryDirectory(prefix="bench-trl-") as tmp:  # the model and each side's run
+        tasks = generate_tasks(64, 0, "easy", "train")
+        tok = build_tokenizer([t["prompt"] + t["gold"] for t in tasks], 1024)
+        model = build_tiny_model(tok, layers=4, hidden=128, heads=4)
+        model.save_pretrained(f"{tmp}/model")
+        tok.save_pretrained(f"{tmp}/model")
+        print(
+            f"model: {count_parameters(model) / 1e6:.2f}M parameters, G={args.G}, prompts/step={args.prompts}, "
+            f"max_new_tokens={args.max_new_tokens}, reward={args.reward}, torch threads={args.threads}, "
+            f"timed steps={args.steps} after {args.warmup} warm-up"
+        )
+        # Each side runs in a fresh child process so neither inherits the other's allocator pages
+        # (in one process the second side reused the first side's freed memory and looked free).
+        ctx = multiprocessing.get_context("spawn")
+        runs: dict[str, list[dict]] = {"ours": [], "trl": []}
+        # ABBA order (ours, TRL, TRL, ours, ...): on a shared CPU the load drifts, and each side
+        # keeps its fastest run, so a burst of someone else's work hurts neither side's figure.
+        order = [side for k in range(args.repeats) for side in (("ours", "trl") if k % 2 == 0 else ("trl", "ours"))]
+        for side in order:
+            queue = ctx.Queue()
+            proc = ctx.Process(target=_child, args=(side, args, f"{tmp}/model", f"{tmp}/{side}", queue))
+            proc.start()
+            runs[side].append(result_of(side, proc, queue))
+            proc.join()
     if args.repeats > 1:
         for side, rs in runs.items():
             print(f"{side} runs: " + ", ".join(f"{r['tokens'] / r['seconds']:.0f} tok/s" for r in rs))
