@@ -1,4 +1,4 @@
-"""Shared fixtures: sandbox backends, and leak accounting for processes, dirs and containers."""
+"""Shared fixtures: the sandbox backends (local, and Docker where an engine runs or in CI)."""
 
 from __future__ import annotations
 
