@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import logging
 import os
 import signal
 import socket
@@ -618,7 +620,7 @@ def artifact_dirs() -> set[str]:
     return {p.name for p in Path(tempfile.gettempdir()).iterdir() if "artifacts-" in p.name}
 
 
-def test_pool_survives_playwrights_driver_dying():
+def test_pool_survives_playwrights_driver_dying(caplog):
     # Without its driver (the browser's parent) the browser's connection fails every call yet
     # says it is connected: that must be a dead browser, not an app that failed to load.
     before = artifact_dirs()
@@ -644,6 +646,8 @@ def test_pool_survives_playwrights_driver_dying():
         pool.close()
     assert not Path(profile).exists()  # the dead driver's temporary profile is removed too
     assert artifact_dirs() == before  # and so is every temporary directory it had
+    gc.collect()  # nor does the dead driver's connection log an error when it is collected
+    assert not [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
 
 
 def test_console_messages_stay_out_of_the_browsers_stderr():

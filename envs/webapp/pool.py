@@ -346,6 +346,7 @@ class BrowserPool:
         with self._lock:
             if self._loop is None:
                 loop = asyncio.new_event_loop()
+                loop.set_exception_handler(_unless_driver_gone)
                 self._thread = threading.Thread(target=loop.run_forever, name="codegym-browser-pool", daemon=True)
                 self._thread.start()
                 self._loop = loop
@@ -536,6 +537,21 @@ class BrowserPool:
                 await asyncio.wait_for(pw.stop(), 10)
             except Exception:  # noqa: BLE001 - a driver that died already
                 pass
+
+
+def _unless_driver_gone(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The pool's loop's error handler: asyncio's own, less one error the pool has handled.
+
+    When Playwright's driver dies, its connection keeps the error in a future nobody awaits,
+    which asyncio logs as "Future exception was never retrieved" once it is collected, at the
+    latest when the process exits. The pool has seen the browser die and launched another.
+    """
+    if context.get("message") == "Future exception was never retrieved" and str(context.get("exception")) == (
+        "Connection closed while reading from the driver"
+    ):
+        log.debug("the dead Playwright driver's connection error was not awaited (the pool restarted it)")
+        return
+    loop.default_exception_handler(context)
 
 
 ARTIFACTS_PREFIX = "codegym-browser-artifacts-"  # then the pid of the process that made the pool
