@@ -13,7 +13,7 @@ from codegym.envs.webapp.flows import validate_flow
 from codegym.envs.webapp.react import compile_jsx
 from gymnasium.utils.env_checker import check_env
 
-from codegym.errors import InfraError
+from codegym.errors import InfraError, TaskFormatError
 
 # One task per kind of flow: storage + reload, fake clock, pixels, keyboard, drag, React.
 GOLD_SAMPLE = ["todo-01", "timer-02", "canvas-01", "reorder-01", "react-cart-01"]
@@ -81,6 +81,17 @@ def test_malformed_flow_is_rejected_at_make_with_the_field_named():
     bad = build_tasks()[0] | {"id": "bad"}
     bad["rubric"] = [{"id": "x", "text": "x", "flow": [{"click": "#a"}]}]
     with pytest.raises(ValueError, match=r"rubric\[0\]\.flow.*last step must be an expectation"):
+        WebAppEnv(tasks=[bad])
+
+
+@pytest.mark.parametrize(
+    "broken", ["<p>", {"code": "<p>"}, {"code": "<p>", "breaks": 5}, {"code": "<p>", "breaks": []}]
+)
+def test_a_broken_app_that_names_no_items_is_rejected_at_make(broken):
+    # the sweep checks that each broken app fails exactly the items it names: without a list
+    # it crashed there (KeyError) or at make (TypeError) instead of saying what is wrong
+    bad = build_tasks()[0] | {"id": "bad", "broken": [broken]}
+    with pytest.raises(TaskFormatError, match=r"broken\[0\].*'breaks'"):
         WebAppEnv(tasks=[bad])
 
 

@@ -178,13 +178,20 @@ class WebAppEnv(CodeEnv):
             problems = validate_flow(item.get("flow"))
             if problems:
                 raise TaskFormatError(task.source, f"rubric[{i}].flow", "; ".join(problems))
-        for j, bad in enumerate(task.get("broken", [])):
+        broken = task.get("broken", [])
+        if not isinstance(broken, list):
+            raise TaskFormatError(task.source, "broken", "must be a list of broken apps")
+        for j, bad in enumerate(broken):
             if (
                 not isinstance(bad, dict)
                 or not isinstance(bad.get("code"), str)
-                or not set(bad.get("breaks", [])) <= ids
+                or not isinstance(bad.get("breaks"), list)
+                or not bad["breaks"]
+                or not all(isinstance(b, str) and b in ids for b in bad["breaks"])
             ):
-                raise TaskFormatError(task.source, f"broken[{j}]", "needs 'code' and 'breaks' naming rubric item ids")
+                raise TaskFormatError(
+                    task.source, f"broken[{j}]", "needs 'code' and 'breaks', a list of the rubric item ids it breaks"
+                )
         return task
 
     def _start(self, task: Task) -> str:
