@@ -131,6 +131,18 @@ def test_alert_storm_is_dismissed_and_flagged(env):
     gold_still_works(env)
 
 
+def test_an_alert_storm_that_changes_the_url_between_alerts_is_flagged(env):
+    # pushState and hash changes are navigations within the document: they must not start
+    # the count of a page load again (regression: they did, and the storm went unflagged)
+    storm = (
+        "for (let i = 0; i < 30; i++) { alert('hi ' + i); history.pushState({}, '', '?n=' + i); location.hash = i; }"
+    )
+    reward, info = grade(env, working_app_plus(storm))
+    assert "dialog_storm" in info["audit"]["flags"], info["verdict"]["containment"]
+    assert info["reward_components"]["runtime"] == 0.0
+    gold_still_works(env)
+
+
 WINDOW_OPENERS = {
     # each window would load the app, which opens more: on 2 cores under load such a grading
     # took 30-47 s when the windows opened, and once overran the pool's limit (an infra error)

@@ -19,7 +19,7 @@ Containment of the app's untrusted JavaScript (see the env docstring for the who
   aborted and recorded, including other localhost ports; WebSockets are answered by a mock
   that never connects; service workers are blocked; the context's proxy settings send
   everything else to a dead proxy (``session.proxy_for``); downloads are cancelled and counted;
-* dialogs are dismissed and counted per page load (``beforeunload`` ones accepted, as
+* dialogs are dismissed and counted per load of the grader's (``beforeunload`` ones accepted, as
   Playwright does), windows the app asks for counted and never opened (``session.py``),
   main-frame navigations away from the origin recorded;
 * an error the app hides from the console (``window.onerror`` returning true, an error
@@ -78,8 +78,9 @@ from .untouched import (
     transition_seen,
 )
 
-# dialogs: per page load (each item loads the app again); popups: per grading; dom_nodes: the
-# nodes (elements, text) a page keeps alive, see dom_nodes()
+# dialogs: per load of the grader's (each item loads the app again; the app's own navigations
+# count with it); popups: per grading; dom_nodes: the nodes (elements, text) a page keeps
+# alive, see dom_nodes()
 LIMITS = {"dom_nodes": 50_000, "storage_bytes": 1_000_000, "dialogs": 10, "popups": 0}
 
 # The handlers for some event types of the element a selector finds, or of its nearest
@@ -150,6 +151,7 @@ async def load_check(
     try:
         await sess.cdp.send("Runtime.enable")
         sess.dom.forget()
+        sess.watch.load_dialogs = 0
         sess.clock_set_at = asyncio.get_running_loop().time()
         out["rendered"] = await asyncio.wait_for(goto(sess.page, origin, react, fresh=True), sess.budget.load_s + 3)
         sess.loaded_at = asyncio.get_running_loop().time()
@@ -187,6 +189,7 @@ async def run_item(
     steps = item["flow"]
     w = sess.watch
     sess.used = True
+    w.load_dialogs = 0
     marks = (len(w.page_errors), len(w.console_errors))
     res: dict[str, Any] = {
         "id": item["id"],

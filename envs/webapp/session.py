@@ -64,8 +64,10 @@ class Watch:
     blocked: list[str] = field(default_factory=list)
     websockets: list[str] = field(default_factory=list)
     dialogs: int = 0
-    #: dialogs opened by the current document, and the most any one document opened (the
-    #: limit is per page load: a rubric with more items must not make an app a storm)
+    #: dialogs opened since the grader last loaded the app (for the probe, or for an item:
+    #: the limit is per load, so a rubric with more items must not make an app a storm; the
+    #: app's own navigations, pushState and reloads included, count with that load), and the
+    #: most any one load opened
     load_dialogs: int = 0
     peak_dialogs: int = 0
     #: windows the page asked for (window.open, a link or form with a target), up to about
@@ -317,7 +319,6 @@ async def _equip(ctx: Any, watch: Watch, origin: str, credit: bool, budget: Budg
     def on_nav(frame: Any) -> None:
         if frame.parent_frame is not None:
             return
-        watch.load_dialogs = 0
         own = (watch.origin + "/", "blob:" + watch.origin + "/")  # a blob: document the app made
         if not frame.url.startswith(own) and frame.url != "about:blank":
             watch.navigated_away.append(frame.url[:200])
