@@ -627,6 +627,27 @@ def test_pool_survives_a_crashed_browser():
     assert pool.browser_pids() == []  # closing leaves no Chromium behind
 
 
+def test_restarting_a_hung_browser_closes_the_servers_opened_ahead_for_it():
+    # Closing the contexts opened ahead never returns on a hung browser: their static server
+    # (a listening socket and a thread) must be closed all the same, not left behind.
+    pool = BrowserPool()
+    try:
+        e = WebAppEnv(tasks=[TASK], pool=pool)
+        assert grade(e, GOLD)[0] == 1.0
+        pool.run(session.spare_opened, 30)
+        ports = [int(s.server.origin.rsplit(":", 1)[1]) for s in session._SPARES[id(pool._browser)]]
+        assert ports
+        for pid in pool.browser_pids():
+            os.kill(pid, signal.SIGSTOP)
+        pool.mark_suspect()
+        assert grade(e, GOLD)[0] == 1.0 and pool.restarts == 1
+    finally:
+        pool.close()
+    for port in ports:
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", port), timeout=5).close()
+
+
 def artifact_dirs() -> set[str]:
     """The temporary directories for what a browser downloads: Playwright's, and the pools' own."""
     return {p.name for p in Path(tempfile.gettempdir()).iterdir() if "artifacts-" in p.name}
@@ -763,16 +784,15 @@ def test_a_context_opened_ahead_and_not_needed_is_closed_even_while_it_opens():
     # machine), that one must still be closed once it is open: counted in the browser itself,
     # which also knows the contexts whose opening was interrupted.
     pool = BrowserPool()
-    settings = (True, session.Budget())
 
     async def claim_while_opening(browser):
         cdp = await browser.new_browser_cdp_session()
         for wait in (0.0, 0.002, 0.005, 0.01, 0.02, 0.04, 0.08):
-            for spare in [session.claim_spare(browser, *settings, 3)]:  # the one kept so far
+            for spare in [session.claim_spare(browser, session.Budget(), 3)]:  # the one kept so far
                 spare and spare.discard()
-            session.open_spare(browser, *settings, 3)
+            session.open_spare(browser, session.Budget(), 3)
             await asyncio.sleep(wait)
-            session.claim_spare(browser, *settings, 1).discard()
+            session.claim_spare(browser, session.Budget(), 1).discard()
         await asyncio.sleep(3)
         return len((await cdp.send("Target.getBrowserContexts"))["browserContextIds"])
 

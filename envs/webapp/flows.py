@@ -389,7 +389,9 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState, dom: Dom 
                 dom.forget()
             url = urlsplit(page.url)
             query = "&".join(q for q in (url.query, f"{REOPEN_PARAM}=1") if q)
-            await page.goto(urlunsplit(url._replace(query=query)), wait_until="load", timeout=8000)
+            await page.goto(
+                urlunsplit(url._replace(query=query)), wait_until="load"
+            )  # the page's load timeout (session.py)
         elif kind == "advance":
             try:
                 await page.clock.run_for(int(step["advance"]))

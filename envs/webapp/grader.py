@@ -181,6 +181,7 @@ async def run_item(
     origin: str,
     react: bool,
     item: dict[str, Any],
+    credit: bool,
     screenshots: str,
     initial: asyncio.Future[list[dict[str, bool]]],
     index: int,
@@ -209,7 +210,7 @@ async def run_item(
         await asyncio.wait_for(
             _flow(
                 page,
-                sess.cdp if sess.credit else None,
+                sess.cdp if credit else None,
                 sess.dom,
                 origin,
                 react,
@@ -399,15 +400,15 @@ async def grade_in_browser(
     budget = budget or Budget()
     tally = new_tally()
     n = 1 + max(1, min(lanes, len(items)))  # contexts: the probe's, and the item lanes'
-    spare = claim_spare(browser, credit, budget, n)
-    open_spare(browser, credit, budget, 1 + lanes)  # the next grading's server and contexts open while this one runs
+    spare = claim_spare(browser, budget, n)
+    open_spare(browser, budget, 1 + lanes)  # the next grading's server and contexts open while this one runs
     if spare is None:
         spare = Spare(start_server(), [])
     server = spare.server
     server.serve(files)
     origin = server.origin
     opening = spare.sessions[:n] + [
-        asyncio.ensure_future(open_session(browser, origin, credit, budget)) for _ in range(n - len(spare.sessions))
+        asyncio.ensure_future(open_session(browser, origin, budget)) for _ in range(n - len(spare.sessions))
     ]
     sessions: list[Session | None] = [None] * n
     results: list[dict[str, Any] | None] = [None] * len(items)
@@ -424,14 +425,14 @@ async def grade_in_browser(
             index, item = queue.pop(0)
             sess = sessions[k]
             if sess is None:
-                sess = sessions[k] = await open_session(browser, origin, credit, budget)
+                sess = sessions[k] = await open_session(browser, origin, budget)
             try:
                 if sess.used:
                     await asyncio.wait_for(wipe(sess, origin), 10)
             except Exception:  # noqa: BLE001 - the page would not let go: new context
                 await close_session(sess, tally)
-                sess = sessions[k] = await open_session(browser, origin, credit, budget)
-            res = await run_item(sess, origin, react, item, screenshots, initial, index)
+                sess = sessions[k] = await open_session(browser, origin, budget)
+            res = await run_item(sess, origin, react, item, credit, screenshots, initial, index)
             results[index] = res
             tally["dom_nodes"] = max(tally["dom_nodes"], res.get("dom_nodes") or 0)
             if res.get("hung"):
@@ -439,7 +440,7 @@ async def grade_in_browser(
                 await close_session(sess, tally)
                 sessions[k] = None
 
-    opened = [asyncio.ensure_future(session_for(browser, origin, credit, budget, f)) for f in opening]
+    opened = [asyncio.ensure_future(session_for(browser, origin, budget, f)) for f in opening]
     others = [asyncio.ensure_future(lane(k)) for k in range(1, n)]
     try:
         first = sessions[0] = await opened[0]

@@ -228,7 +228,6 @@ class Session:
     watch: Watch
     budget: Budget
     cdp: Any = None
-    credit: bool = False
     #: the app was loaded in this context (its storage may need a wipe before the next item)
     used: bool = False
     #: the grader's isolated world in the page (reads and click points without Playwright's
@@ -256,7 +255,7 @@ def proxy_for(origin: str) -> dict[str, str]:
     return {"server": DEAD_PROXY, "bypass": "<-loopback>," + origin.split("://", 1)[1]}
 
 
-async def open_session(browser: Any, origin: str, credit: bool = False, budget: Budget = Budget()) -> Session:
+async def open_session(browser: Any, origin: str, budget: Budget = Budget()) -> Session:
     """A fresh context and page for the app at ``origin``, every containment hook installed.
 
     Every request whose URL is not on ``origin`` is blocked (by routing, where it is seen,
@@ -275,13 +274,13 @@ async def open_session(browser: Any, origin: str, credit: bool = False, budget: 
         proxy=proxy_for(origin),
     )
     try:
-        return await _equip(ctx, watch, origin, credit, budget)
+        return await _equip(ctx, watch, origin, budget)
     except BaseException:  # a failed or cancelled set-up must not leave the context open
         await _quiet(asyncio.shield(ctx.close()))
         raise
 
 
-async def _equip(ctx: Any, watch: Watch, origin: str, credit: bool, budget: Budget) -> Session:
+async def _equip(ctx: Any, watch: Watch, origin: str, budget: Budget) -> Session:
     """Install the containment hooks and the fake clock in a new context, and open its page."""
 
     async def block(route: Any) -> None:
@@ -373,7 +372,7 @@ async def _equip(ctx: Any, watch: Watch, origin: str, credit: bool, budget: Budg
     cdp.on("Page.windowOpen", on_window_open)
     await cdp.send("Page.enable")
     await cdp.send("Storage.overrideQuotaForOrigin", {"origin": origin, "quotaSize": QUOTA_BYTES})
-    return Session(ctx, page, watch, budget, cdp, credit, dom=Dom(cdp))
+    return Session(ctx, page, watch, budget, cdp, dom=Dom(cdp))
 
 
 async def _quiet(coro: Any) -> None:
@@ -442,7 +441,8 @@ class Spare:
 
     server: StaticServer
     sessions: list[asyncio.Future[Session]]
-    key: tuple[bool, Budget] | None = None
+    #: the settings its contexts were opened with (the page's load timeout comes from them)
+    budget: Budget | None = None
 
     def discard(self) -> None:
         """Close the contexts and the server (opened with settings no grading asked for)."""
@@ -464,7 +464,7 @@ def mark_pooled(browser: Any) -> None:
     _POOLED.add(id(browser))
 
 
-def open_spare(browser: Any, credit: bool, budget: Budget, n: int) -> None:
+def open_spare(browser: Any, budget: Budget, n: int) -> None:
     """Start opening the next grading's server and ``n`` contexts, if ``browser`` is pooled and has none."""
     if id(browser) not in _POOLED or _SPARES.get(id(browser)):
         return
@@ -472,18 +472,18 @@ def open_spare(browser: Any, credit: bool, budget: Budget, n: int) -> None:
         server = StaticServer()
     except (OSError, RuntimeError):  # the next grading will say so when it starts its own
         return
-    futs = [asyncio.ensure_future(open_session(browser, server.origin, credit, budget)) for _ in range(n)]
+    futs = [asyncio.ensure_future(open_session(browser, server.origin, budget)) for _ in range(n)]
     for fut in futs:
         fut.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "exception never retrieved"
-    _SPARES.setdefault(id(browser), []).append(Spare(server, futs, (credit, budget)))
+    _SPARES.setdefault(id(browser), []).append(Spare(server, futs, budget))
 
 
-def claim_spare(browser: Any, credit: bool, budget: Budget, n: int) -> Spare | None:
+def claim_spare(browser: Any, budget: Budget, n: int) -> Spare | None:
     """The spare opened with these settings, its contexts beyond ``n`` closed; None if there is none."""
     spares = _SPARES.get(id(browser), [])
     while spares:
         spare = spares.pop(0)
-        if spare.key == (credit, budget):
+        if spare.budget == budget:
             for fut in spare.sessions[n:]:
                 _discard(fut)
             del spare.sessions[n:]
@@ -494,12 +494,7 @@ def claim_spare(browser: Any, credit: bool, budget: Budget, n: int) -> Spare | N
 
 def _discard(fut: asyncio.Future[Session]) -> None:
     """Close the context ``fut`` opens, now or when it is open (cancelling could leave it open)."""
-
-    def close(done: asyncio.Future[Session]) -> None:
-        if not done.cancelled() and done.exception() is None:
-            asyncio.ensure_future(_quiet(done.result().ctx.close()))
-
-    fut.add_done_callback(close)
+    fut.add_done_callback(close_unused([]))
 
 
 async def spare_opened(browser: Any) -> None:
@@ -512,21 +507,21 @@ async def spare_opened(browser: Any) -> None:
 async def drop_spare(browser: Any) -> None:
     """Close the spares kept for ``browser`` (the pool calls this before closing it)."""
     _POOLED.discard(id(browser))
-    for spare in _SPARES.pop(id(browser), []):
+    spares = _SPARES.pop(id(browser), [])
+    for spare in spares:  # first: closing a context of a hung browser may never return
+        spare.server.close()
+    for spare in spares:
         for fut in spare.sessions:
             if not fut.done():
                 fut.cancel()  # the browser closes next, with whatever it opened
             elif not fut.cancelled() and fut.exception() is None:
                 await _quiet(fut.result().ctx.close())
-        spare.server.close()
 
 
-async def session_for(
-    browser: Any, origin: str, credit: bool, budget: Budget, opening: asyncio.Future[Session]
-) -> Session:
+async def session_for(browser: Any, origin: str, budget: Budget, opening: asyncio.Future[Session]) -> Session:
     """The session ``opening`` gives, or a new one when it failed (a spare from a dead browser)."""
     try:
         return await asyncio.wait_for(asyncio.shield(opening), 10)
     except Exception:  # noqa: BLE001
         _discard(opening)
-    return await open_session(browser, origin, credit, budget)
+    return await open_session(browser, origin, budget)
