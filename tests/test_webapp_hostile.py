@@ -9,6 +9,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -801,3 +802,35 @@ def test_a_context_opened_ahead_and_not_needed_is_closed_even_while_it_opens():
         assert pool.run(claim_while_opening, 60) == 0
     finally:
         pool.close()
+
+
+SHARED_POOL_USERS = """
+from codegym.envs.webapp import BrowserPool, WebAppEnv
+
+def graded(env):
+    env.reset(options={"task_id": "counter-01"})
+    return env.step(env.gold_action())[1] == 1.0
+
+a, b = WebAppEnv(), WebAppEnv()
+assert graded(a) and graded(b)
+shared = a.pool
+c = a.fork()
+assert graded(c) and c.pool is shared
+a.close(); c.close()
+assert shared.browser_pids(), "closed while env b still uses it"
+b.close()
+assert shared.browser_pids() == [], "the last env closed and left Chromium running"
+own = BrowserPool()
+d = WebAppEnv(pool=own)
+assert graded(d) and graded(WebAppEnv())  # a new shared pool for the next env
+d.close()
+assert own.browser_pids(), "a pool the user gave was closed by the env"
+own.close()
+print("ok")
+"""
+
+
+def test_the_last_env_to_close_closes_the_shared_browser():
+    # A fresh interpreter: in this one, the module's env holds the shared pool throughout.
+    run = subprocess.run([sys.executable, "-c", SHARED_POOL_USERS], capture_output=True, text=True, timeout=240)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-3000:]

@@ -116,7 +116,8 @@ class WebAppEnv(CodeEnv):
     ## Arguments
 
     * ``tasks``: folder / JSON(L) / list of task dicts replacing the 66 bundled tasks.
-    * ``pool``: a :class:`BrowserPool` (default: the process-wide shared pool).
+    * ``pool``: a :class:`BrowserPool` (default: the process-wide shared pool, which the
+      last env using it closes in :meth:`close`; a pool given here is left to its owner).
     * ``screenshots``: ``"failed"`` (default), ``"all"`` or ``"none"``: which items carry a
       base64 PNG thumbnail in the verdict.
     * ``credit``: trace handlers through DevTools for ``token_rewards`` (default True).
@@ -148,6 +149,7 @@ class WebAppEnv(CodeEnv):
         kwargs.pop("sandbox", None)  # the browser is this family's sandbox (see docstring)
         super().__init__(**kwargs)
         self._pool = pool
+        self._holds_shared = False  # self._pool came from BrowserPool.shared()
         self.screenshots, self.credit = screenshots, credit
         self.budget = Budget(load_timeout_s, item_timeout_s)
 
@@ -234,11 +236,15 @@ class WebAppEnv(CodeEnv):
     def pool(self) -> BrowserPool:
         """The browser pool this env grades with (a pool from before a fork: this process's own)."""
         if self._pool is None or not self._pool.usable_here():
-            self._pool = BrowserPool.shared()
+            self._pool, self._holds_shared = BrowserPool.shared(), True
         return self._pool
 
     def _live_attributes(self) -> tuple[str, ...]:
-        return ("_pool",)
+        return ("_pool", "_holds_shared")
+
+    def _fork_resources(self, clone: CodeEnv) -> None:
+        if self._holds_shared:  # the clone takes a hold of its own when it grades
+            clone._pool, clone._holds_shared = None, False  # type: ignore[attr-defined]
 
     def _grade(self, action: str) -> Outcome:
         task = self.episode.task
@@ -364,8 +370,11 @@ class WebAppEnv(CodeEnv):
         return report, True
 
     def _close_resources(self) -> None:
-        # The shared pool outlives envs (it is closed at exit); an env only drops its handle.
-        self._pool = None
+        # The last env to close closes the shared pool; a pool the user gave stays theirs.
+        pool, self._pool = self._pool, None
+        if self._holds_shared and pool is not None and pool.usable_here():
+            pool.release()
+        self._holds_shared = False
 
 
 def fence(code: str, kind: str) -> str:

@@ -8,8 +8,8 @@ timeout (``asyncio.wait_for``) instead of blocking the caller, and lets envs in 
 threads share the pool.
 
 The browser is restarted when it crashed (disconnected, or Playwright's driver died: then
-the driver is started again too) or hung (a grading overran its budget, or opening a context
-timed out); a crash in the middle of a grading is retried once on the new browser, and only
+the driver is started again too) or hung (a grading overran its budget, or a context would
+not close); a crash in the middle of a grading is retried once on the new browser, and only
 then reported as an :class:`~codegym.errors.InfraError`.
 
 Memory: every renderer and GPU process gets a cap on its data size (``RLIMIT_DATA``, which
@@ -99,10 +99,10 @@ LAUNCH_ARGS = [
     # joining them when the browser closed. Only fatal errors are logged now.
     "--enable-logging=stderr",
     "--log-level=3",
-    # Defence in depth behind the per-context request blocking (grader.py): WebRTC's UDP is
+    # Defence in depth behind the per-context request blocking (session.py): WebRTC's UDP is
     # not seen by request interception, and a dead proxy catches anything that slips past
     # it. (Each grading's contexts override it with one that takes loopback too, all but the
-    # app's own port: grader.proxy_for.)
+    # app's own port: session.proxy_for.)
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--proxy-server=http://127.0.0.1:9",
@@ -175,6 +175,8 @@ class BrowserPool:
 
     _shared: BrowserPool | None = None
     _shared_lock = threading.Lock()
+    _closed = False  # (a class default: close() may run on a pool whose __init__ raised)
+    _users = 0  # envs holding the shared pool (shared() and release())
 
     def __init__(
         self, executable: str = CHROMIUM, launch_timeout_s: float = 60.0, memory_limit_mb: int | None = MEMORY_LIMIT_MB
@@ -228,17 +230,31 @@ class BrowserPool:
 
     @classmethod
     def shared(cls) -> BrowserPool:
-        """The process-wide pool (created on first use, closed at exit).
+        """The process-wide pool, for one more user until it calls :meth:`release`.
 
-        A forked process (gymnasium's AsyncVectorEnv workers) gets its own.
+        Made on first use; closed when its last user releases it, or at exit. A forked
+        process (gymnasium's AsyncVectorEnv workers) gets its own.
         """
         with cls._shared_lock:
+            if cls._shared is None:
+                atexit.register(cls._close_shared)
             if cls._shared is None or cls._shared._closed or not cls._shared.usable_here():
                 cls._shared = cls()
-                atexit.register(cls._shared.close)
+            cls._shared._users += 1
             return cls._shared
 
-    _closed = False
+    @classmethod
+    def _close_shared(cls) -> None:
+        if cls._shared is not None:
+            cls._shared.close()
+
+    def release(self) -> None:
+        """Give back what :meth:`shared` gave: the last user's release closes the pool."""
+        with self._shared_lock:
+            self._users -= 1
+            last = self._users == 0
+        if last:
+            self.close()
 
     # ------------------------------------------------------------------ public API
     def usable_here(self) -> bool:
@@ -249,8 +265,8 @@ class BrowserPool:
         """Run ``fn(browser)`` on the pool's loop and return its result.
 
         A browser that crashed during ``fn`` is restarted and ``fn`` is retried once. If
-        ``fn`` overruns ``timeout_s`` the browser is presumed hung: it is killed, restarted
-        on next use, and :class:`InfraError` is raised.
+        ``fn`` overruns ``timeout_s`` the browser is presumed hung: :class:`InfraError` is
+        raised, and the next run stops it (killing what is left) and starts a new one.
         """
         return self.run_gpu_checked(fn, timeout_s)[0]
 
@@ -338,7 +354,8 @@ class BrowserPool:
         loop.call_soon_threadsafe(loop.stop)
         if thread is not None:
             thread.join(10)
-        loop.close()
+        if thread is None or not thread.is_alive():  # (a loop still running cannot be closed)
+            loop.close()
         self._remove_artifacts()
 
     # ------------------------------------------------------------------ internals

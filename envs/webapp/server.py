@@ -1,7 +1,7 @@
 """A static HTTP server on 127.0.0.1 (ephemeral port) serving one app's files from memory.
 
 One server per grading: the app's origin (``http://127.0.0.1:PORT``) is the only address
-the page may reach; the browser context blocks every other request (see ``grader.py``). A
+the page may reach; the browser context blocks every other request (see ``session.py``). A
 pool starts the next grading's server ahead, empty, because the contexts opened ahead with
 it must name its port; the grading then gives it the app (:meth:`StaticServer.serve`).
 """
