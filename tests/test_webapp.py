@@ -433,8 +433,9 @@ def test_syntax_error_thrown_while_running_is_a_runtime_error_not_a_parse_error(
         "Sure! I would build it with React.",
         "Sorry, I can't write this. I'd use a <div> per panel and a <button> per tab.",
         "```html\n<!-- <div> for each panel: TODO -->\n```",
+        "```python\nprint('<div id=\"panel-1\">Panel</div>')\n```",
     ],
-    ids=["prose", "prose naming tags", "only a comment"],
+    ids=["prose", "prose naming tags", "only a comment", "a page printed by python"],
 )
 def test_text_without_an_app_gets_the_floor_without_a_browser(env, reply):
     _, reward, terminated, _, info = step(env, "todo-02", reply)

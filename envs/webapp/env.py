@@ -88,7 +88,8 @@ class WebAppEnv(CodeEnv):
     ``reward = 0.1*F + 0.1*F*S + 0.1*F*S*R + 0.7*F*S*P``
 
     * F ``format``: an app could be extracted (HTML with markup outside comments, and with no
-      fence a page or a script: prose that mentions a ``<div>`` is none / JSX code);
+      fence a page or a script: prose that mentions a ``<div>`` is none / JSX code), from a
+      block tagged ``html`` / ``jsx``, ``tsx`` or ``js``, or untagged (not, say, ``python``);
     * S ``source``: it parses / compiles (React: esbuild succeeded, the compile rate; HTML: no
       script fails to parse, a ``SyntaxError`` without a stack frame, while the page loads);
     * R ``runtime``: the page loaded without uncaught errors (those the app's own handlers
@@ -256,12 +257,15 @@ class WebAppEnv(CodeEnv):
         if kind == "react" and code is not None and code.language not in ("jsx", None):
             # a component tagged as JavaScript, maybe followed by a shell block to run it
             code = extract_code(action, "javascript") or code
-        if code is None or not _looks_like(kind, code.code, code.fenced):
+        if code is None or code.language not in FENCES[kind] or not _looks_like(kind, code.code, code.fenced):
             what = "a ```jsx block with a component" if kind == "react" else "a ```html block with the page"
+            got = (
+                f" (the block found is tagged ```{code.language})" if code and code.language not in FENCES[kind] else ""
+            )
             return Outcome(
                 0.0,
                 comps,
-                f"No app found: expected {what}.",
+                f"No app found: expected {what}{got}.",
                 verdict={"kind": kind, "stage": "format"},
                 terminated=self.max_turns == 1,
             )
@@ -382,9 +386,14 @@ def fence(code: str, kind: str) -> str:
     return f"```{'jsx' if kind == 'react' else 'html'}\n{code.rstrip()}\n```"
 
 
+# The fence tags (as extract_code names them; None: untagged) an app may come in: a block in
+# another language (a Python script that prints a page) is no app, though it may hold markup.
+FENCES = {"html": (None, "html", "htm", "xhtml"), "react": (None, "jsx", "javascript", "typescript", "ts", "react")}
+
+
 def _looks_like(kind: str, code: str, fenced: bool) -> bool:
     if kind == "react":
-        return "<" in code and ("function" in code or "=>" in code)
+        return "<" in code and ("function" in code or "=>" in code or "class " in code)
     markup = _HTML_COMMENT.sub("", code)  # a page that is only a comment shows nothing
     return bool((_HTML_TAG if fenced else _PAGE_TAG).search(markup))
 
