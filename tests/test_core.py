@@ -155,6 +155,12 @@ def test_bad_input_never_raises_and_the_env_stays_usable() -> None:
     env.reset(options={"task_id": "add"})
     assert env.step(env.gold_action())[1] == 1.0
     env.close()
+    env = ToyEnv(max_turns=3)  # multi-turn: a malformed action is a wasted turn, not the end
+    env.reset(options={"task_id": "add"})
+    _, reward, terminated, truncated, _ = env.step(None)  # type: ignore[arg-type]
+    assert reward == 0.0 and not terminated and not truncated
+    assert env.step(env.gold_action())[1:3] == (1.0, True)
+    env.close()
 
 
 def test_a_grader_crash_is_an_infra_error_not_a_zero() -> None:

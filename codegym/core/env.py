@@ -196,10 +196,12 @@ class CodeEnv(gym.Env[Any, str]):
         episode.turn += 1
         started = time.perf_counter()
         if not isinstance(action, str):
+            # graded as a reply without an answer: multi-turn, the episode goes on
             outcome = Outcome(
                 self.floor_reward,
                 feedback=f"the action must be a str (the text the model wrote), got {type(action).__name__}",
                 verdict={"error": "action is not text"},
+                terminated=self.max_turns == 1,
             )
             action = ""
         else:
