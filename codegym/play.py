@@ -80,7 +80,9 @@ def play_episode(
         obs, info = env.reset(seed=seed, options={"task_id": task_id} if task_id else None)
         console.rule(f"{env_id} / task {info['task_id']} / policy {policy}")
         text = obs if isinstance(obs, str) else obs.get("text", "")
-        console.print(text[:1500])
+        console.print(
+            text if len(text) <= 1500 else f"{text[:1500]}\n[... {len(text) - 1500} more characters]", markup=False
+        )
         total, done = 0.0, False
         while not done:
             action = policy_action(env, policy)
