@@ -114,6 +114,12 @@ def test_malformed_steps_are_rejected_with_the_field_named(step, named):
     assert any(named in p for p in problems), problems
 
 
+@pytest.mark.parametrize("timeouts", [{"load_timeout_s": 0}, {"item_timeout_s": -1}, {"item_timeout_s": None}])
+def test_timeouts_that_are_not_positive_are_rejected_at_make(timeouts):
+    with pytest.raises(ValueError, match="positive number of seconds"):
+        WebAppEnv(**timeouts)
+
+
 def test_reset_observation_states_the_request_and_numbered_rubric():
     env = WebAppEnv()
     obs, info = env.reset(options={"task_id": "calc-01"})

@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 _ID = re.compile(r"#([A-Za-z_][\w-]*)")
-_CLASS = re.compile(r"(?<![\w\d])\.([A-Za-z_][\w-]*)")
+_CLASS = re.compile(r"(?<!\w)\.([A-Za-z_][\w-]*)")
 _TEXT = re.compile(r"""(?:^text=|has-text\(|:text\()\s*["']?([^"')]+)["']?""")
 _ATTR = re.compile(r"""\[[\w-]+[*^$~|]?=["']?([^"'\]]+)["']?\]""")
 MAX_HITS = 8

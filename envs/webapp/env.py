@@ -99,10 +99,11 @@ class WebAppEnv(CodeEnv):
 
     ``token_rewards``: each item's code spans (touched elements, their bound handlers, lines
     in the stacks of errors it hit) get +1/n if it passed, -1/n if it failed; compile errors'
-    lines get -0.1. ``audit.flags`` lists containment events (``blocked_request``,
-    ``websocket``, ``popup``, ``navigation_away``, ``download``, ``hung_page``,
-    ``dialog_storm``, ``huge_dom``, ``storage_bomb``, ``renderer_crash``, ``gpu_crash``); the
-    first five set ``audit_reward`` to 0.
+    lines get -0.1. (``verdict["items"][i]["code_spans"]`` are the same spans, as offsets
+    into the extracted app rather than into the action.) ``audit.flags`` lists
+    containment events (``blocked_request``, ``websocket``, ``popup``, ``navigation_away``,
+    ``download``, ``hung_page``, ``dialog_storm``, ``huge_dom``, ``storage_bomb``,
+    ``renderer_crash``, ``gpu_crash``); the first five set ``audit_reward`` to 0.
 
     ## Starting state
 
@@ -306,10 +307,12 @@ class WebAppEnv(CodeEnv):
         passed = {r["id"]: r["passed"] for r in items}
         comps["functional"] = sum(passed.values()) / n if comps["source"] else 0.0
         reward = _reward(comps)
+        results = {r["id"]: r for r in items}
+        code_spans = {r["id"]: cr.item_spans(src, r, kind == "html") for r in items}  # (offsets into src)
         for r in items:
             value = (1.0 if r["passed"] else -1.0) / n
-            spans += [(s + off, e + off, value) for s, e in cr.item_spans(src, r, kind == "html")]
-        if syntax:
+            spans += [(s + off, e + off, value) for s, e in code_spans[r["id"]]]
+        if syntax and kind == "html":  # (a React app's are places in the compiled bundle, not in src)
             spans += [(s + off, e + off, -0.1) for s, e in cr.compile_error_spans(src, load["parse_at"], html=True)]
         verdict.update(
             {
@@ -330,8 +333,7 @@ class WebAppEnv(CodeEnv):
                     )
                 },
                 "items": [
-                    _item_verdict(item, next((r for r in items if r["id"] == item["id"]), None), src, kind == "html")
-                    for item in rubric
+                    _item_verdict(item, results.get(item["id"]), code_spans.get(item["id"], [])) for item in rubric
                 ],
                 "containment": {
                     k: tally[k] for k in ("blocked", "websockets", "navigated_away", "dialogs", "popups", "downloads")
@@ -440,7 +442,7 @@ def _normalise(obj: Any, origin: str) -> Any:
     return obj
 
 
-def _item_verdict(item: dict[str, Any], r: dict[str, Any] | None, src: str, html: bool) -> dict[str, Any]:
+def _item_verdict(item: dict[str, Any], r: dict[str, Any] | None, code_spans: list[tuple[int, int]]) -> dict[str, Any]:
     if r is None:
         return {
             "id": item["id"],
@@ -455,7 +457,7 @@ def _item_verdict(item: dict[str, Any], r: dict[str, Any] | None, src: str, html
         "passed": r["passed"],
         "reason": r["reason"],
         "failed_step": r["failed_step"],
-        "code_spans": [list(s) for s in cr.item_spans(src, r, html)],
+        "code_spans": [list(s) for s in code_spans],
         "evidence": {
             "dom": r.get("dom", ""),
             "page_errors": r["page_errors"],

@@ -10,6 +10,7 @@ A flow is a list of steps, each a dict with one key naming what it does::
     {"select": "#unit", "value": "km"}    {"hover": "#tip"}
     {"drag": "#row-1", "to": "#row-3"}    {"draw": "#pad", "points": [[.2, .2], [.8, .8]]}
     {"reload": true}                      {"advance": 3000}    # fake clock, milliseconds
+    {"wait": 500}                         # real time, milliseconds (at most MAX_WAIT_MS)
     # drag: the pointer passes over what lies between on its way, as a hand's does
     # reload: the app opened again as a new visit (the tab's sessionStorage starts empty)
     {"snap": "#pad", "as": "blank"}       # element screenshot kept for later comparison
@@ -88,7 +89,12 @@ EXPECTS = (
     "unchanged",
     "pixel",
 )
-PIXEL_EXPECTS = ("changed", "unchanged")
+SNAP_EXPECTS = ("changed", "unchanged")  # judged against an earlier snap of the element
+# a ``wait`` step's cap, the default ``wait_ms`` of an expectation, and the default share of
+# pixels a ``changed``/``unchanged`` check counts as a change (untouched.py plans with them too)
+MAX_WAIT_MS = 3000
+DEFAULT_WAIT_MS = 1000
+DEFAULT_THRESHOLD = 0.002
 #: A ``reload`` step opens the app again as a new visit (see ``session.WIPE_INIT``).
 REOPEN_PARAM = "__codegym_reopen"
 
@@ -232,7 +238,7 @@ def validate_flow(steps: Any) -> list[str]:
                 re.compile(step["matches"])
             except re.error as exc:
                 problems.append(f"step {i}: matches is not a regular expression: {exc}")
-        if kind in PIXEL_EXPECTS and step.get("since") not in snaps:
+        if kind in SNAP_EXPECTS and step.get("since") not in snaps:
             problems.append(f"step {i}: {kind} since {step.get('since')!r}, but no earlier step snaps it")
         if kind == "snap":
             snaps.add(step.get("as"))
@@ -269,7 +275,6 @@ class FlowState:
     """What a flow accumulates while it runs."""
 
     snaps: dict[str, bytes] = field(default_factory=dict)
-    step: int = 0
     last_sel: str | None = None
     #: uncaught errors the app's timers threw while an ``advance`` ran them
     thrown: list[dict[str, str]] = field(default_factory=list)
@@ -309,8 +314,9 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState, dom: Dom 
     """
     kind = step_kind(step)
     t = ACTION_TIMEOUT_MS
-    sel = step.get(kind) if isinstance(step.get(kind), str) else None
+    sel = next(iter(selectors_of(step)), None)  # (a key press: the element it is sent to, if any)
     state.last_sel = sel
+    what = f"{step['press']!r}" + (f" on {sel!r}" if sel else "") if kind == "press" else repr(sel or "")
     state.shots.clear()  # what the page shows may change from here
 
     def loc(s: str) -> Any:
@@ -323,9 +329,7 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState, dom: Dom 
         try:
             await asyncio.wait_for(coro, t / 1000)
         except TimeoutError:
-            raise FlowError(
-                f"could not {kind} {sel or step.get('on') or ''!r}: the page did not take the input within {t} ms"
-            ) from None
+            raise FlowError(f"could not {kind} {what}: the page did not take the input within {t} ms") from None
 
     try:
         if kind in ("click", "dblclick"):
@@ -357,7 +361,6 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState, dom: Dom 
             await loc(sel).press_sequentially(str(step.get("value", "")), timeout=t)
         elif kind == "press":
             if step.get("on"):
-                state.last_sel = step["on"]
                 if await fast("focus", step["on"]):
                     await within(page.keyboard.press(step["press"]))
                 else:
@@ -404,14 +407,14 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState, dom: Dom 
                     raise
                 state.thrown.append(uncaught(text))
         elif kind == "wait":
-            await page.wait_for_timeout(min(int(step["wait"]), 3000))
+            await page.wait_for_timeout(min(int(step["wait"]), MAX_WAIT_MS))
         elif kind == "snap":
             png = None if dom is None else await dom.screenshot(sel)
             state.snaps[step["as"]] = png or await loc(sel).screenshot(timeout=t, animations="disabled")
     except FlowError:
         raise
     except Exception as exc:  # noqa: BLE001 - Playwright's errors become the item's failure
-        raise FlowError(f"could not {kind} {sel or step.get('on') or ''!r}: {_short(exc)}") from exc
+        raise FlowError(f"could not {kind} {what}: {_short(exc)}") from exc
 
 
 def _short(exc: BaseException) -> str:
@@ -425,7 +428,7 @@ READ_AS = {"class": "attr", "hidden": "visible", "unchecked": "checked"}
 
 def is_pixel(spec: dict[str, Any]) -> bool:
     """Whether an expectation looks at an element's pixels (a shot, not a read)."""
-    return spec["expect"] in PIXEL_EXPECTS or spec["expect"] == "pixel"
+    return spec["expect"] in SNAP_EXPECTS or spec["expect"] == "pixel"
 
 
 async def check(page: Any, spec: dict[str, Any], state: FlowState, dom: Dom | None = None) -> tuple[bool, Any]:
@@ -512,12 +515,12 @@ async def _check_pixels(page: Any, spec: dict[str, Any], state: FlowState, dom: 
     png = await _element_shot(page, spec["sel"], state, dom)
     if isinstance(png, str):
         return False, png
-    if kind in PIXEL_EXPECTS:
+    if kind in SNAP_EXPECTS:
         before = state.snaps.get(spec["since"])
         if before is None:
             return False, f"no snap named {spec['since']!r} was taken"
         frac = pixel_difference(before, png)
-        changed = frac > spec.get("threshold", 0.002)
+        changed = frac > spec.get("threshold", DEFAULT_THRESHOLD)
         return changed == (kind == "changed"), f"{frac:.4f} of pixels differ"
     return pixel_matches(png, spec)
 
@@ -594,7 +597,7 @@ def pixel_difference(png_a: bytes, png_b: bytes) -> float:
 
 async def expect(page: Any, spec: dict[str, Any], state: FlowState, dom: Dom | None = None) -> tuple[bool, Any]:
     """Poll an expectation until it holds or its wait runs out."""
-    deadline = asyncio.get_running_loop().time() + spec.get("wait_ms", 1000) / 1000
+    deadline = asyncio.get_running_loop().time() + spec.get("wait_ms", DEFAULT_WAIT_MS) / 1000
     while True:
         shared = is_pixel(spec) and spec["sel"] in state.shots
         try:

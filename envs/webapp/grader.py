@@ -288,7 +288,6 @@ async def _flow(
     loaded_at = asyncio.get_running_loop().time()
     for i, step in enumerate(steps):
         kind = step_kind(step)
-        state.step = i
         res["selectors"] += [s for s in selectors_of(step) if s not in res["selectors"]]
         if kind == "expect":
             state.last_sel = step.get("sel")
@@ -407,7 +406,7 @@ async def grade_in_browser(
     server = spare.server
     server.serve(files)
     origin = server.origin
-    opening = spare.sessions[:n] + [
+    opening = spare.sessions + [
         asyncio.ensure_future(open_session(browser, origin, budget)) for _ in range(n - len(spare.sessions))
     ]
     sessions: list[Session | None] = [None] * n
@@ -420,7 +419,7 @@ async def grade_in_browser(
     pixels: PixelWatch | None = None
 
     async def lane(k: int) -> None:
-        sess = sessions[k] = await asyncio.shield(opened[k])
+        sessions[k] = await asyncio.shield(opened[k])
         while queue:
             index, item = queue.pop(0)
             sess = sessions[k]
@@ -456,6 +455,7 @@ async def grade_in_browser(
                 found = [{} for _ in items]  # no item can show a transition
             initial.set_result(found)  # items in the other lanes may finish now
             hold = asyncio.ensure_future(hold_clock(first, items))
+            hold.add_done_callback(pixels.held)
 
         load = await load_check(first, origin, react, probe)
         if load["hung"]:

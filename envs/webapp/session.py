@@ -53,6 +53,12 @@ class Budget:
     load_s: float = 8.0
     item_s: float = 15.0
 
+    def __post_init__(self) -> None:
+        for name in ("load_s", "item_s"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not value > 0:
+                raise ValueError(f"Budget.{name} must be a positive number of seconds, got {value!r}")
+
 
 @dataclass
 class Watch:

@@ -24,7 +24,16 @@ from datetime import timedelta
 from typing import Any
 
 from .dom import Dom
-from .flows import PIXEL_EXPECTS, FlowState, check, pixel_difference, step_kind
+from .flows import (
+    DEFAULT_THRESHOLD,
+    DEFAULT_WAIT_MS,
+    MAX_WAIT_MS,
+    SNAP_EXPECTS,
+    FlowState,
+    check,
+    pixel_difference,
+    step_kind,
+)
 from .session import FIXED_TIME, Session
 
 
@@ -43,8 +52,8 @@ def idle_ms(flow: list[dict[str, Any]]) -> int:
 
     What it advances and waits, its longest expectation wait, and a second for its steps.
     """
-    waited = sum(min(int(s["wait"]), 3000) for s in flow if step_kind(s) == "wait")
-    longest_wait = max((int(s.get("wait_ms", 1000)) for s in flow if s.get("expect")), default=0)
+    waited = sum(min(int(s["wait"]), MAX_WAIT_MS) for s in flow if step_kind(s) == "wait")
+    longest_wait = max((int(s.get("wait_ms", DEFAULT_WAIT_MS)) for s in flow if s.get("expect")), default=0)
     return 1000 + round(advanced_s(flow) * 1000) + waited + longest_wait
 
 
@@ -73,12 +82,7 @@ def acts(flow: list[dict[str, Any]]) -> bool:
 
 def expectation_specs(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """The items' expectations by key, pixel ones aside (they compare with a snap the flow took)."""
-    return {_key(s): s for it in items for s in it["flow"] if s.get("expect") and s["expect"] not in PIXEL_EXPECTS}
-
-
-def acting_specs(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The expectations of the items that act (see :func:`expectation_specs`)."""
-    return expectation_specs([it for it in items if acts(it["flow"])])
+    return {_key(s): s for it in items for s in it["flow"] if s.get("expect") and s["expect"] not in SNAP_EXPECTS}
 
 
 class Stuck(Exception):
@@ -145,7 +149,7 @@ def transition_seen(steps: list[dict[str, Any]], held: dict[str, bool]) -> bool:
     A pixel expectation compares with a snap the flow took itself: it counts as one unless
     ``held`` says the element's pixels changed there by themselves.
     """
-    return any(s.get("expect") and not held.get(_key(s), s["expect"] not in PIXEL_EXPECTS) for s in steps)
+    return any(s.get("expect") and not held.get(_key(s), s["expect"] not in SNAP_EXPECTS) for s in steps)
 
 
 NO_TRANSITION = (
@@ -200,7 +204,7 @@ async def recheck_untouched(
     if not passing:
         pixels.cancel()
         return []
-    specs = acting_specs([items[i] for i in passing])
+    specs = expectation_specs([items[i] for i in passing])
     await pixels.stop()
     loop = asyncio.get_running_loop()
     slowest = max((results[i]["settled_s"] for i in passing), default=0.0)
@@ -248,7 +252,7 @@ async def recheck_untouched(
     for i in passing:
         steps = items[i]["flow"]
         moved = {
-            _key(s): pixels.moved.get(s["sel"], math.inf) <= spans[i] for s in steps if s.get("expect") in PIXEL_EXPECTS
+            _key(s): pixels.moved.get(s["sel"], math.inf) <= spans[i] for s in steps if s.get("expect") in SNAP_EXPECTS
         }
         if not transition_seen(steps, {**seen[i], **moved}):
             failed.append(i)
@@ -283,8 +287,8 @@ class PixelWatch:
         self.threshold: dict[str, float] = {}
         for it in items:
             for s in it["flow"]:
-                if acts(it["flow"]) and s.get("expect") in PIXEL_EXPECTS:
-                    t = float(s.get("threshold", 0.002))
+                if acts(it["flow"]) and s.get("expect") in SNAP_EXPECTS:
+                    t = float(s.get("threshold", DEFAULT_THRESHOLD))
                     self.threshold[s["sel"]] = min(t, self.threshold.get(s["sel"], t))
         self.sels = list(self.threshold)
         self.first: dict[str, bytes | None] = {}
@@ -321,6 +325,11 @@ class PixelWatch:
                 await self.look()
         except Exception:  # noqa: BLE001 - a page that stops answering: the recheck says so
             return
+
+    def held(self, hold: asyncio.Future[float]) -> None:
+        """Take where :func:`hold_clock` paused the clock: later than planned when it was late."""
+        if not hold.cancelled() and hold.exception() is None:
+            self.paused_at = hold.result()
 
     async def look(self, fake_s: float | None = None) -> None:
         """Shoot each element that has not moved yet and compare with its first shot.
