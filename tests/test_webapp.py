@@ -114,7 +114,10 @@ def test_malformed_steps_are_rejected_with_the_field_named(step, named):
     assert any(named in p for p in problems), problems
 
 
-@pytest.mark.parametrize("timeouts", [{"load_timeout_s": 0}, {"item_timeout_s": -1}, {"item_timeout_s": None}])
+@pytest.mark.parametrize(
+    "timeouts",
+    [{"load_timeout_s": 0}, {"item_timeout_s": -1}, {"item_timeout_s": None}, {"load_timeout_s": float("inf")}],
+)
 def test_timeouts_that_are_not_positive_are_rejected_at_make(timeouts):
     with pytest.raises(ValueError, match="positive number of seconds"):
         WebAppEnv(**timeouts)
@@ -447,6 +450,15 @@ def test_text_without_an_app_gets_the_floor_without_a_browser(env, reply):
     _, reward, terminated, _, info = step(env, "todo-02", reply)
     assert reward == 0.0 and terminated
     assert "No app found" in info["feedback"] and info["reward_components"]["format"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("task_id", "tag"), [("counter-01", "index.html"), ("counter-01", "xml"), ("react-rating-01", "javascriptreact")]
+)
+def test_an_app_in_a_fence_of_another_web_tag_is_graded(env, task_id, tag):
+    gold = env.tasks.get(task_id)["gold"]
+    _, reward, _, _, info = step(env, task_id, f"```{tag}\n{gold}\n```")
+    assert reward == 1.0, info["feedback"]
 
 
 def test_an_app_sent_without_a_fence_is_still_graded(env):

@@ -823,6 +823,7 @@ assert shared.browser_pids() == [], "the last env closed and left Chromium runni
 own = BrowserPool()
 d = WebAppEnv(pool=own)
 assert graded(d) and graded(WebAppEnv())  # a new shared pool for the next env
+assert d.fork().pool is own  # a fork grades where the env it came from does
 d.close()
 assert own.browser_pids(), "a pool the user gave was closed by the env"
 own.close()

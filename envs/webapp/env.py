@@ -89,7 +89,7 @@ class WebAppEnv(CodeEnv):
 
     * F ``format``: an app could be extracted (HTML with markup outside comments, and with no
       fence a page or a script: prose that mentions a ``<div>`` is none / JSX code), from a
-      block tagged ``html`` / ``jsx``, ``tsx`` or ``js``, or untagged (not, say, ``python``);
+      block that is not tagged as another language (``python``, ``bash``, ...: ``NOT_AN_APP``);
     * S ``source``: it parses / compiles (React: esbuild succeeded, the compile rate; HTML: no
       script fails to parse, a ``SyntaxError`` without a stack frame, while the page loads);
     * R ``runtime``: the page loaded without uncaught errors (those the app's own handlers
@@ -119,7 +119,8 @@ class WebAppEnv(CodeEnv):
 
     * ``tasks``: folder / JSON(L) / list of task dicts replacing the 66 bundled tasks.
     * ``pool``: a :class:`BrowserPool` (default: the process-wide shared pool, which the
-      last env using it closes in :meth:`close`; a pool given here is left to its owner).
+      last env using it closes in :meth:`close`; a pool given here is left to its owner, and
+      one from ``BrowserPool.shared()`` to whoever called it, who releases it).
     * ``screenshots``: ``"failed"`` (default), ``"all"`` or ``"none"``: which items carry a
       base64 PNG thumbnail in the verdict.
     * ``credit``: trace handlers through DevTools for ``token_rewards`` (default True).
@@ -247,6 +248,8 @@ class WebAppEnv(CodeEnv):
     def _fork_resources(self, clone: CodeEnv) -> None:
         if self._holds_shared:  # the clone takes a hold of its own when it grades
             clone._pool, clone._holds_shared = None, False  # type: ignore[attr-defined]
+        else:  # (copying dropped it, as for a pickle) the pool the user gave
+            clone._pool, clone._holds_shared = self._pool, False  # type: ignore[attr-defined]
 
     def _grade(self, action: str) -> Outcome:
         task = self.episode.task
@@ -258,11 +261,10 @@ class WebAppEnv(CodeEnv):
         if kind == "react" and code is not None and code.language not in ("jsx", None):
             # a component tagged as JavaScript, maybe followed by a shell block to run it
             code = extract_code(action, "javascript") or code
-        if code is None or code.language not in FENCES[kind] or not _looks_like(kind, code.code, code.fenced):
+        foreign = code is not None and code.language in NOT_AN_APP
+        if code is None or foreign or not _looks_like(kind, code.code, code.fenced):
             what = "a ```jsx block with a component" if kind == "react" else "a ```html block with the page"
-            got = (
-                f" (the block found is tagged ```{code.language})" if code and code.language not in FENCES[kind] else ""
-            )
+            got = f" (the block found is tagged ```{code.language})" if foreign else ""
             return Outcome(
                 0.0,
                 comps,
@@ -388,9 +390,12 @@ def fence(code: str, kind: str) -> str:
     return f"```{'jsx' if kind == 'react' else 'html'}\n{code.rstrip()}\n```"
 
 
-# The fence tags (as extract_code names them; None: untagged) an app may come in: a block in
-# another language (a Python script that prints a page) is no app, though it may hold markup.
-FENCES = {"html": (None, "html", "htm", "xhtml"), "react": (None, "jsx", "javascript", "typescript", "ts", "react")}
+# Fence tags (as extract_code names them) of languages that are no web app, though a block
+# in one may hold markup (a Python script that prints a page). Any other tag is taken: models
+# also write ```index.html, ```xml, ```text or ```javascriptreact.
+NOT_AN_APP = frozenset(
+    {"python", "cpp", "c", "rust", "bash", "diff", "tikz", "cuda", "java", "go", "ruby", "php", "sql", "json", "yaml"}
+)
 
 
 def _looks_like(kind: str, code: str, fenced: bool) -> bool:

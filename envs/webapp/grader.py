@@ -19,8 +19,8 @@ Containment of the app's untrusted JavaScript (see the env docstring for the who
   aborted and recorded, including other localhost ports; WebSockets are answered by a mock
   that never connects; service workers are blocked; the context's proxy settings send
   everything else to a dead proxy (``session.proxy_for``); downloads are cancelled and counted;
-* dialogs are dismissed and counted per load of the grader's (``beforeunload`` ones accepted, as
-  Playwright does), windows the app asks for counted and never opened (``session.py``),
+* dialogs are dismissed and counted per item and for the probe's load (``beforeunload``
+  ones accepted, as Playwright does), windows the app asks for counted and never opened (``session.py``),
   main-frame navigations away from the origin recorded;
 * an error the app hides from the console (``window.onerror`` returning true, an error
   listener calling ``preventDefault``) still counts (``session.ERRORS_INIT``);
@@ -78,9 +78,9 @@ from .untouched import (
     transition_seen,
 )
 
-# dialogs: per load of the grader's (each item loads the app again; the app's own navigations
-# count with it); popups: per grading; dom_nodes: the nodes (elements, text) a page keeps
-# alive, see dom_nodes()
+# dialogs: per item (each loads the app again; its reload steps and the app's own navigations
+# count with it) and for the probe's load; popups: per grading; dom_nodes: the nodes
+# (elements, text) a page keeps alive, see dom_nodes()
 LIMITS = {"dom_nodes": 50_000, "storage_bytes": 1_000_000, "dialogs": 10, "popups": 0}
 
 # The handlers for some event types of the element a selector finds, or of its nearest

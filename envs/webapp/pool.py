@@ -177,6 +177,7 @@ class BrowserPool:
     _shared_lock = threading.Lock()
     _closed = False  # (a class default: close() may run on a pool whose __init__ raised)
     _users = 0  # envs holding the shared pool (shared() and release())
+    _exit_hook = False  # the shared pool's close is registered to run at exit
 
     def __init__(
         self, executable: str = CHROMIUM, launch_timeout_s: float = 60.0, memory_limit_mb: int | None = MEMORY_LIMIT_MB
@@ -236,8 +237,9 @@ class BrowserPool:
         process (gymnasium's AsyncVectorEnv workers) gets its own.
         """
         with cls._shared_lock:
-            if cls._shared is None:
+            if not cls._exit_hook:
                 atexit.register(cls._close_shared)
+                cls._exit_hook = True
             if cls._shared is None or cls._shared._closed or not cls._shared.usable_here():
                 cls._shared = cls()
             cls._shared._users += 1
@@ -253,6 +255,8 @@ class BrowserPool:
         with self._shared_lock:
             self._users -= 1
             last = self._users == 0
+            if last and type(self)._shared is self:  # the next shared() makes a new pool
+                type(self)._shared = None
         if last:
             self.close()
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -56,7 +57,7 @@ class Budget:
     def __post_init__(self) -> None:
         for name in ("load_s", "item_s"):
             value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not value > 0:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
                 raise ValueError(f"Budget.{name} must be a positive number of seconds, got {value!r}")
 
 
@@ -71,9 +72,9 @@ class Watch:
     websockets: list[str] = field(default_factory=list)
     dialogs: int = 0
     #: dialogs opened since the grader last loaded the app (for the probe, or for an item:
-    #: the limit is per load, so a rubric with more items must not make an app a storm; the
-    #: app's own navigations, pushState and reloads included, count with that load), and the
-    #: most any one load opened
+    #: the limit is per item, so a rubric with more items must not make an app a storm; its
+    #: reload steps and the app's own navigations, pushState included, count with it), and
+    #: the most any one load opened
     load_dialogs: int = 0
     peak_dialogs: int = 0
     #: windows the page asked for (window.open, a link or form with a target), up to about

@@ -81,7 +81,7 @@ def acts(flow: list[dict[str, Any]]) -> bool:
 
 
 def expectation_specs(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The items' expectations by key, pixel ones aside (they compare with a snap the flow took)."""
+    """The items' expectations by key, ``changed``/``unchanged`` aside (they compare with a snap the flow took)."""
     return {_key(s): s for it in items for s in it["flow"] if s.get("expect") and s["expect"] not in SNAP_EXPECTS}
 
 
@@ -146,7 +146,7 @@ async def read_expectations(page: Any, specs: dict[str, dict[str, Any]], dom: Do
 def transition_seen(steps: list[dict[str, Any]], held: dict[str, bool]) -> bool:
     """The transition rule (flows.py): some expectation did not hold on the untouched page.
 
-    A pixel expectation compares with a snap the flow took itself: it counts as one unless
+    A ``changed``/``unchanged`` expectation compares with a snap the flow took itself: it counts as one unless
     ``held`` says the element's pixels changed there by themselves.
     """
     return any(s.get("expect") and not held.get(_key(s), s["expect"] not in SNAP_EXPECTS) for s in steps)
@@ -273,7 +273,7 @@ def _gap() -> float:
 
 
 class PixelWatch:
-    """Whether the elements that pixel expectations look at change on the untouched page by themselves.
+    """Whether the elements that ``changed``/``unchanged`` look at change on the untouched page by themselves.
 
     Each is shot once the page is loaded, then at random gaps (``PIXEL_WATCH_S``) until every item has
     run (``MIN_LOOKS`` times at least), and at every later read: one that differs from its
