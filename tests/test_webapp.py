@@ -7,7 +7,7 @@ import time
 
 import gymnasium as gym
 import pytest
-from codegym.envs.webapp import WebAppEnv
+from codegym.envs.webapp import WebAppEnv, grader
 from codegym.envs.webapp.catalog import build_tasks
 from codegym.envs.webapp.flows import validate_flow
 from codegym.envs.webapp.react import compile_jsx
@@ -136,6 +136,31 @@ def test_gym_make_builds_the_env():
 
 
 # ---------------------------------------------------------------------- grading in Chromium
+LATE_APP = """<button id="show">show</button><p id="out">idle</p><script>
+document.getElementById("show").addEventListener("click", () => setTimeout(() => {
+  const b = document.body.appendChild(document.createElement("button"));
+  b.id = "late"; b.onclick = () => { document.getElementById("out").textContent = "done"; };
+}, 600));</script>"""
+
+
+def test_an_element_the_app_lacks_as_loaded_is_waited_for_in_full_once(env):
+    # A failing app (a wrong id) costs each item the full wait for the element it lacks; once
+    # one item has waited in vain, later items wait briefly for it, as loaded, and only there.
+    click_late = [{"click": "#late"}, {"expect": "text", "sel": "#out", "equals": "done"}]
+    rubric = [
+        {"id": "first", "text": "t", "flow": click_late},
+        {"id": "after-show", "text": "t", "flow": [{"click": "#show"}, *click_late]},
+        {"id": "again", "text": "t", "flow": click_late},
+        {"id": "looked-at", "text": "t", "flow": [{"expect": "visible", "sel": "#late"}, *click_late]},
+    ]
+    report = env.pool.run(lambda b: grader.grade_in_browser(b, {"index.html": LATE_APP}, False, rubric, lanes=1), 60)
+    first, after_show, again, looked_at = report["items"]
+    assert not first["passed"] and "2000ms" in first["reason"], first["reason"]
+    assert after_show["passed"], after_show["reason"]  # it appears 0.6 s after an action: a full wait
+    assert not again["passed"] and "nor did anything in an earlier item" in again["reason"], again["reason"]
+    assert not looked_at["passed"] and "as loaded lacks it" in looked_at["reason"], looked_at["reason"]
+
+
 @pytest.mark.parametrize("task_id", GOLD_SAMPLE)
 def test_gold_app_earns_full_reward(env, task_id):
     env.reset(options={"task_id": task_id})

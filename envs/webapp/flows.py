@@ -50,6 +50,7 @@ from __future__ import annotations
 import asyncio
 import io
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -117,6 +118,11 @@ EVENTS_OF = {
     "draw": ("mousedown", "mousemove", "mouseup", "pointerdown", "pointermove", "pointerup"),
 }
 ACTION_TIMEOUT_MS = 2000
+# The app as loaded (no action run yet) lacks an element when, after an item of the grading
+# waited ACTION_TIMEOUT_MS for one to act on in vain, nothing matches its selector (a wrong id,
+# most often). Then every selector the grading's items use on the app as loaded is looked up,
+# and a later step there waits only this long for one that matched nothing either.
+ABSENT_WAIT_MS = 250
 # Pointer actions use Playwright's force mode: it skips the actionability waits (two stable
 # animation frames, hit-target probe), which cost 3-6x the action itself on a loaded machine,
 # while the events still go through the real mouse at the element's coordinates: a covered
@@ -281,6 +287,13 @@ class FlowState:
     #: the element shot (or why there is none) that pixel checks of a selector share until the
     #: flow acts again or a check fails on it (``_element_shot``)
     shots: dict[str, asyncio.Future[bytes | str]] = field(default_factory=dict)
+    #: no action has run yet: the page is as the app loaded (snaps and expectations aside)
+    as_loaded: bool = True
+    #: the selectors the grading's items use on the app as loaded (:func:`as_loaded_selectors`),
+    #: and those that matched nothing there after a full wait (ABSENT_WAIT_MS); the grader
+    #: shares them between the items of a grading
+    used_as_loaded: tuple[str, ...] = ()
+    absent: set[str] = field(default_factory=set)
 
 
 def uncaught(text: str) -> dict[str, str]:
@@ -301,6 +314,26 @@ def parse_errors(errors: list[dict[str, str]]) -> list[dict[str, str]]:
     return [e for e in errors if e["name"] == "SyntaxError" and "\n    at " not in (e.get("stack") or "")]
 
 
+async def _matching(page: Any, sels: Sequence[str]) -> set[str]:
+    """Those of ``sels`` that match an element now (all of them when the page does not answer)."""
+    try:
+        counts = await asyncio.wait_for(asyncio.gather(*(page.locator(s).count() for s in sels)), 2)
+    except Exception:  # noqa: BLE001 - nothing learnt
+        return set(sels)
+    return {s for s, n in zip(sels, counts, strict=True) if n}
+
+
+def as_loaded_selectors(items: list[dict[str, Any]]) -> tuple[str, ...]:
+    """The selectors the items' flows use before their first action (snaps aside), and in it."""
+    out: list[str] = []
+    for it in items:
+        for step in it["flow"]:
+            out += [s for s in selectors_of(step) if s not in out]
+            if step_kind(step) not in ("expect", "snap"):
+                break
+    return tuple(out)
+
+
 def _norm(text: str | None) -> str:
     return re.sub(r"\s+", " ", text or "").strip()
 
@@ -313,8 +346,10 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState, dom: Dom 
     else goes through Playwright's locators, which wait for the element and word the error.
     """
     kind = step_kind(step)
-    t = ACTION_TIMEOUT_MS
     sel = next(iter(selectors_of(step)), None)  # (a key press: the element it is sent to, if any)
+    as_loaded, state.as_loaded = state.as_loaded, state.as_loaded and kind == "snap"
+    known_absent = as_loaded and sel in state.absent
+    t = ABSENT_WAIT_MS if known_absent else ACTION_TIMEOUT_MS
     state.last_sel = sel
     what = f"{step['press']!r}" + (f" on {sel!r}" if sel else "") if kind == "press" else repr(sel or "")
     state.shots.clear()  # what the page shows may change from here
@@ -414,6 +449,13 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState, dom: Dom 
     except FlowError:
         raise
     except Exception as exc:  # noqa: BLE001 - Playwright's errors become the item's failure
+        if known_absent:
+            raise FlowError(
+                f"could not {kind} {what}: nothing matches it (nor did anything in an earlier item, "
+                f"at this point, within {ACTION_TIMEOUT_MS} ms)"
+            ) from exc
+        if as_loaded and sel is not None and not await _matching(page, [sel]):
+            state.absent.update({sel, *state.used_as_loaded} - await _matching(page, state.used_as_loaded))
         raise FlowError(f"could not {kind} {what}: {_short(exc)}") from exc
 
 
@@ -597,7 +639,10 @@ def pixel_difference(png_a: bytes, png_b: bytes) -> float:
 
 async def expect(page: Any, spec: dict[str, Any], state: FlowState, dom: Dom | None = None) -> tuple[bool, Any]:
     """Poll an expectation until it holds or its wait runs out."""
-    deadline = asyncio.get_running_loop().time() + spec.get("wait_ms", DEFAULT_WAIT_MS) / 1000
+    wait_ms = spec.get("wait_ms", DEFAULT_WAIT_MS)
+    if state.as_loaded and spec.get("sel") in state.absent:
+        wait_ms = min(wait_ms, ABSENT_WAIT_MS)
+    deadline = asyncio.get_running_loop().time() + wait_ms / 1000
     while True:
         shared = is_pixel(spec) and spec["sel"] in state.shots
         try:

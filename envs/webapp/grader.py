@@ -47,6 +47,7 @@ from .flows import (
     EVENTS_OF,
     FlowError,
     FlowState,
+    as_loaded_selectors,
     describe,
     do_action,
     expect,
@@ -185,6 +186,8 @@ async def run_item(
     screenshots: str,
     initial: asyncio.Future[list[dict[str, bool]]],
     index: int,
+    as_loaded: tuple[str, ...],
+    absent: set[str],
 ) -> dict[str, Any]:
     """Run one rubric item's flow on a freshly loaded app and say whether the transition was seen."""
     steps = item["flow"]
@@ -200,7 +203,7 @@ async def run_item(
         "selectors": [],
         "handlers": [],
     }
-    state = FlowState()
+    state = FlowState(used_as_loaded=as_loaded, absent=absent)
     page = sess.page
     try:
         await asyncio.wait_for(sess.cdp.send("Page.resetNavigationHistory"), 3)
@@ -295,6 +298,8 @@ async def _flow(
             if not ok:
                 res["failed_step"] = i
                 res["reason"] = f"step {i}: expected {describe(step)}; observed {got!r}"
+                if state.as_loaded and step.get("sel") in state.absent:
+                    res["reason"] += " (the app as loaded lacks it: an earlier item waited for it in vain)"
                 return
             continue
         if cdp is not None and kind in EVENTS_OF:
@@ -413,6 +418,8 @@ async def grade_in_browser(
     results: list[dict[str, Any] | None] = [None] * len(items)
     queue = list(enumerate(items))
     initial: asyncio.Future[list[dict[str, bool]]] = asyncio.get_running_loop().create_future()
+    as_loaded = as_loaded_selectors(items)  # and those of them the app as loaded lacks (flows.ABSENT_WAIT_MS)
+    absent: set[str] = set()
     load: dict[str, Any] = {"loaded": False, "hung": False, "page_errors": [], "console_errors": []}
     runs = False  # the runtime stage passed: items count
     hold: asyncio.Task[float] | None = None  # pauses the untouched page's clock (hold_clock)
@@ -431,7 +438,7 @@ async def grade_in_browser(
             except Exception:  # noqa: BLE001 - the page would not let go: new context
                 await close_session(sess, tally)
                 sess = sessions[k] = await open_session(browser, origin, budget)
-            res = await run_item(sess, origin, react, item, credit, screenshots, initial, index)
+            res = await run_item(sess, origin, react, item, credit, screenshots, initial, index, as_loaded, absent)
             results[index] = res
             tally["dom_nodes"] = max(tally["dom_nodes"], res.get("dom_nodes") or 0)
             if res.get("hung"):
