@@ -137,28 +137,41 @@ def test_gym_make_builds_the_env():
 
 # ---------------------------------------------------------------------- grading in Chromium
 LATE_APP = """<button id="show">show</button><p id="out">idle</p><script>
-document.getElementById("show").addEventListener("click", () => setTimeout(() => {
+const late = (id, text) => {
   const b = document.body.appendChild(document.createElement("button"));
-  b.id = "late"; b.onclick = () => { document.getElementById("out").textContent = "done"; };
-}, 600));</script>"""
+  b.id = id; b.onclick = () => { document.getElementById("out").textContent = text; };
+};
+document.getElementById("show").addEventListener("click", () => setTimeout(() => late("late", "done"), 600));
+setTimeout(() => late("slow", "slow"), 2300);</script>"""
 
 
 def test_an_element_the_app_lacks_as_loaded_is_waited_for_in_full_once(env):
     # A failing app (a wrong id) costs each item the full wait for the element it lacks; once
-    # one item has waited in vain, later items wait briefly for it, as loaded, and only there.
+    # one item has waited in vain, later items wait briefly for it, as loaded, and only there,
+    # and only when their full wait would have ended before it was seen missing.
     click_late = [{"click": "#late"}, {"expect": "text", "sel": "#out", "equals": "done"}]
     rubric = [
         {"id": "first", "text": "t", "flow": click_late},
         {"id": "after-show", "text": "t", "flow": [{"click": "#show"}, *click_late]},
         {"id": "again", "text": "t", "flow": click_late},
         {"id": "looked-at", "text": "t", "flow": [{"expect": "visible", "sel": "#late"}, *click_late]},
+        {
+            "id": "slow",  # seen missing 2 s after load, shown at 2.3 s: a wait of 3 s sees it
+            "text": "t",
+            "flow": [
+                {"expect": "visible", "sel": "#slow", "wait_ms": 3000},
+                {"click": "#slow"},
+                {"expect": "text", "sel": "#out", "equals": "slow"},
+            ],
+        },
     ]
     report = env.pool.run(lambda b: grader.grade_in_browser(b, {"index.html": LATE_APP}, False, rubric, lanes=1), 60)
-    first, after_show, again, looked_at = report["items"]
+    first, after_show, again, looked_at, slow = report["items"]
     assert not first["passed"] and "2000ms" in first["reason"], first["reason"]
     assert after_show["passed"], after_show["reason"]  # it appears 0.6 s after an action: a full wait
-    assert not again["passed"] and "nor did anything in an earlier item" in again["reason"], again["reason"]
-    assert not looked_at["passed"] and "as loaded lacks it" in looked_at["reason"], looked_at["reason"]
+    assert not again["passed"] and "as loaded, nor did in an earlier item (waited 250 ms)" in again["reason"]
+    assert not looked_at["passed"] and "waited 250 ms" in looked_at["reason"], looked_at["reason"]
+    assert slow["passed"], slow["reason"]
 
 
 @pytest.mark.parametrize("task_id", GOLD_SAMPLE)

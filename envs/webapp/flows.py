@@ -55,6 +55,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
+
 from .dom import NOT_VISIBLE, SEEN_JS, Dom
 
 ACTIONS = (
@@ -121,8 +123,11 @@ ACTION_TIMEOUT_MS = 2000
 # The app as loaded (no action run yet) lacks an element when, after an item of the grading
 # waited ACTION_TIMEOUT_MS for one to act on in vain, nothing matches its selector (a wrong id,
 # most often). Then every selector the grading's items use on the app as loaded is looked up,
-# and a later step there waits only this long for one that matched nothing either.
+# and a later step there waits only this long for one that matched nothing either, when its
+# full wait would have ended by the time (after load) it was seen missing, ABSENT_SLACK_S
+# given, and nothing matches it when the step starts.
 ABSENT_WAIT_MS = 250
+ABSENT_SLACK_S = 0.1
 # Pointer actions use Playwright's force mode: it skips the actionability waits (two stable
 # animation frames, hit-target probe), which cost 3-6x the action itself on a loaded machine,
 # while the events still go through the real mouse at the element's coordinates: a covered
@@ -289,11 +294,28 @@ class FlowState:
     shots: dict[str, asyncio.Future[bytes | str]] = field(default_factory=dict)
     #: no action has run yet: the page is as the app loaded (snaps and expectations aside)
     as_loaded: bool = True
+    #: when (event-loop time) this item's load finished
+    loaded_at: float = 0.0
     #: the selectors the grading's items use on the app as loaded (:func:`as_loaded_selectors`),
-    #: and those that matched nothing there after a full wait (ABSENT_WAIT_MS); the grader
-    #: shares them between the items of a grading
+    #: and those that matched nothing there after a full wait, with how long after its load an
+    #: item saw so (ABSENT_WAIT_MS); the grader shares them between the items of a grading
     used_as_loaded: tuple[str, ...] = ()
-    absent: set[str] = field(default_factory=set)
+    absent: dict[str, float] = field(default_factory=dict)
+    #: the last expectation polled for ABSENT_WAIT_MS only
+    cut_short: bool = False
+
+    def known_absent(self, sel: Any, wait_ms: float) -> bool:
+        """Whether a wait of ``wait_ms`` for ``sel`` now would end before it was seen missing."""
+        seen = self.absent.get(sel) if self.as_loaded else None
+        since_load = asyncio.get_running_loop().time() - self.loaded_at
+        return seen is not None and since_load + wait_ms / 1000 <= seen + ABSENT_SLACK_S
+
+    async def learn_absent(self, page: Any, sel: str) -> None:
+        """After a full wait for ``sel`` in vain on the app as loaded: what it lacks, and since when."""
+        if not await _matching(page, [sel]):
+            seen = asyncio.get_running_loop().time() - self.loaded_at
+            for s in {sel, *self.used_as_loaded} - await _matching(page, self.used_as_loaded):
+                self.absent[s] = max(seen, self.absent.get(s, 0.0))
 
 
 def uncaught(text: str) -> dict[str, str]:
@@ -314,10 +336,13 @@ def parse_errors(errors: list[dict[str, str]]) -> list[dict[str, str]]:
     return [e for e in errors if e["name"] == "SyntaxError" and "\n    at " not in (e.get("stack") or "")]
 
 
+AS_LOADED_LACKS = "nothing matches it on the app as loaded, nor did in an earlier item"
+
+
 async def _matching(page: Any, sels: Sequence[str]) -> set[str]:
     """Those of ``sels`` that match an element now (all of them when the page does not answer)."""
     try:
-        counts = await asyncio.wait_for(asyncio.gather(*(page.locator(s).count() for s in sels)), 2)
+        counts = await asyncio.wait_for(asyncio.gather(*(page.locator(s).count() for s in sels)), 0.5)
     except Exception:  # noqa: BLE001 - nothing learnt
         return set(sels)
     return {s for s, n in zip(sels, counts, strict=True) if n}
@@ -347,8 +372,8 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState, dom: Dom 
     """
     kind = step_kind(step)
     sel = next(iter(selectors_of(step)), None)  # (a key press: the element it is sent to, if any)
+    known_absent = state.known_absent(sel, ACTION_TIMEOUT_MS) and not await _matching(page, [sel])
     as_loaded, state.as_loaded = state.as_loaded, state.as_loaded and kind == "snap"
-    known_absent = as_loaded and sel in state.absent
     t = ABSENT_WAIT_MS if known_absent else ACTION_TIMEOUT_MS
     state.last_sel = sel
     what = f"{step['press']!r}" + (f" on {sel!r}" if sel else "") if kind == "press" else repr(sel or "")
@@ -450,12 +475,9 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState, dom: Dom 
         raise
     except Exception as exc:  # noqa: BLE001 - Playwright's errors become the item's failure
         if known_absent:
-            raise FlowError(
-                f"could not {kind} {what}: nothing matches it (nor did anything in an earlier item, "
-                f"at this point, within {ACTION_TIMEOUT_MS} ms)"
-            ) from exc
-        if as_loaded and sel is not None and not await _matching(page, [sel]):
-            state.absent.update({sel, *state.used_as_loaded} - await _matching(page, state.used_as_loaded))
+            raise FlowError(f"could not {kind} {what}: {AS_LOADED_LACKS} (waited {t} ms)") from exc
+        if as_loaded and sel is not None and isinstance(exc, PlaywrightTimeoutError):
+            await state.learn_absent(page, sel)
         raise FlowError(f"could not {kind} {what}: {_short(exc)}") from exc
 
 
@@ -638,11 +660,15 @@ def pixel_difference(png_a: bytes, png_b: bytes) -> float:
 
 
 async def expect(page: Any, spec: dict[str, Any], state: FlowState, dom: Dom | None = None) -> tuple[bool, Any]:
-    """Poll an expectation until it holds or its wait runs out."""
+    """Poll an expectation until it holds or its wait runs out.
+
+    The wait is ABSENT_WAIT_MS only while nothing matches a selector the app as loaded lacks
+    (``FlowState.known_absent``); ``state.cut_short`` says whether it ended so.
+    """
+    loop = asyncio.get_running_loop()
     wait_ms = spec.get("wait_ms", DEFAULT_WAIT_MS)
-    if state.as_loaded and spec.get("sel") in state.absent:
-        wait_ms = min(wait_ms, ABSENT_WAIT_MS)
-    deadline = asyncio.get_running_loop().time() + wait_ms / 1000
+    start, short = loop.time(), state.known_absent(spec.get("sel"), wait_ms)
+    state.cut_short = False
     while True:
         shared = is_pixel(spec) and spec["sel"] in state.shots
         try:
@@ -654,7 +680,8 @@ async def expect(page: Any, spec: dict[str, Any], state: FlowState, dom: Dom | N
         state.shots.clear()  # look again at a fresh picture
         if shared:
             continue  # (the picture was an earlier check's: at once)
-        if asyncio.get_running_loop().time() >= deadline:
+        state.cut_short = short and got == "no element matches"
+        if loop.time() - start >= (ABSENT_WAIT_MS if state.cut_short else wait_ms) / 1000:
             return ok, got
         await asyncio.sleep(0.05)
 

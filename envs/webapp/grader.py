@@ -44,6 +44,8 @@ from typing import Any
 
 from .dom import Dom
 from .flows import (
+    ABSENT_WAIT_MS,
+    AS_LOADED_LACKS,
     EVENTS_OF,
     FlowError,
     FlowState,
@@ -187,7 +189,7 @@ async def run_item(
     initial: asyncio.Future[list[dict[str, bool]]],
     index: int,
     as_loaded: tuple[str, ...],
-    absent: set[str],
+    absent: dict[str, float],
 ) -> dict[str, Any]:
     """Run one rubric item's flow on a freshly loaded app and say whether the transition was seen."""
     steps = item["flow"]
@@ -288,7 +290,7 @@ async def _flow(
     except Exception as exc:  # noqa: BLE001
         res["reason"] = f"the app did not load: {str(exc).splitlines()[0][:200]}"
         return
-    loaded_at = asyncio.get_running_loop().time()
+    loaded_at = state.loaded_at = asyncio.get_running_loop().time()
     for i, step in enumerate(steps):
         kind = step_kind(step)
         res["selectors"] += [s for s in selectors_of(step) if s not in res["selectors"]]
@@ -298,8 +300,8 @@ async def _flow(
             if not ok:
                 res["failed_step"] = i
                 res["reason"] = f"step {i}: expected {describe(step)}; observed {got!r}"
-                if state.as_loaded and step.get("sel") in state.absent:
-                    res["reason"] += " (the app as loaded lacks it: an earlier item waited for it in vain)"
+                if state.cut_short:
+                    res["reason"] += f" ({AS_LOADED_LACKS}: waited {ABSENT_WAIT_MS} ms)"
                 return
             continue
         if cdp is not None and kind in EVENTS_OF:
@@ -403,6 +405,8 @@ async def grade_in_browser(
     """
     budget = budget or Budget()
     tally = new_tally()
+    as_loaded = as_loaded_selectors(items)  # and those of them the app as loaded lacks (flows.ABSENT_WAIT_MS)
+    absent: dict[str, float] = {}
     n = 1 + max(1, min(lanes, len(items)))  # contexts: the probe's, and the item lanes'
     spare = claim_spare(browser, budget, n)
     open_spare(browser, budget, 1 + lanes)  # the next grading's server and contexts open while this one runs
@@ -418,8 +422,6 @@ async def grade_in_browser(
     results: list[dict[str, Any] | None] = [None] * len(items)
     queue = list(enumerate(items))
     initial: asyncio.Future[list[dict[str, bool]]] = asyncio.get_running_loop().create_future()
-    as_loaded = as_loaded_selectors(items)  # and those of them the app as loaded lacks (flows.ABSENT_WAIT_MS)
-    absent: set[str] = set()
     load: dict[str, Any] = {"loaded": False, "hung": False, "page_errors": [], "console_errors": []}
     runs = False  # the runtime stage passed: items count
     hold: asyncio.Task[float] | None = None  # pauses the untouched page's clock (hold_clock)
