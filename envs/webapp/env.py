@@ -246,10 +246,10 @@ class WebAppEnv(CodeEnv):
         return ("_pool", "_holds_shared")
 
     def _fork_resources(self, clone: CodeEnv) -> None:
-        if self._holds_shared:  # the clone takes a hold of its own when it grades
-            clone._pool, clone._holds_shared = None, False  # type: ignore[attr-defined]
-        else:  # (copying dropped it, as for a pickle) the pool the user gave
-            clone._pool, clone._holds_shared = self._pool, False  # type: ignore[attr-defined]
+        # The clone takes a hold of the shared pool of its own when it grades; the pool the
+        # user gave it (which copying dropped, as for a pickle) it keeps.
+        clone._pool = None if self._holds_shared else self._pool  # type: ignore[attr-defined]
+        clone._holds_shared = False  # type: ignore[attr-defined]
 
     def _grade(self, action: str) -> Outcome:
         task = self.episode.task

@@ -312,9 +312,11 @@ class FlowState:
 
     async def learn_absent(self, page: Any, sel: str) -> None:
         """After a full wait for ``sel`` in vain on the app as loaded: what it lacks, and since when."""
-        if not await _matching(page, [sel]):
+        sels = [sel, *(s for s in self.used_as_loaded if s != sel)]
+        found = await _matching(page, sels)
+        if sel not in found:
             seen = asyncio.get_running_loop().time() - self.loaded_at
-            for s in {sel, *self.used_as_loaded} - await _matching(page, self.used_as_loaded):
+            for s in set(sels) - found:
                 self.absent[s] = max(seen, self.absent.get(s, 0.0))
 
 

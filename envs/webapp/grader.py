@@ -188,7 +188,7 @@ async def run_item(
     screenshots: str,
     initial: asyncio.Future[list[dict[str, bool]]],
     index: int,
-    as_loaded: tuple[str, ...],
+    used_as_loaded: tuple[str, ...],
     absent: dict[str, float],
 ) -> dict[str, Any]:
     """Run one rubric item's flow on a freshly loaded app and say whether the transition was seen."""
@@ -205,7 +205,7 @@ async def run_item(
         "selectors": [],
         "handlers": [],
     }
-    state = FlowState(used_as_loaded=as_loaded, absent=absent)
+    state = FlowState(used_as_loaded=used_as_loaded, absent=absent)
     page = sess.page
     try:
         await asyncio.wait_for(sess.cdp.send("Page.resetNavigationHistory"), 3)
@@ -405,7 +405,7 @@ async def grade_in_browser(
     """
     budget = budget or Budget()
     tally = new_tally()
-    as_loaded = as_loaded_selectors(items)  # and those of them the app as loaded lacks (flows.ABSENT_WAIT_MS)
+    used_as_loaded = as_loaded_selectors(items)  # and those of them the app as loaded lacks (flows.ABSENT_WAIT_MS)
     absent: dict[str, float] = {}
     n = 1 + max(1, min(lanes, len(items)))  # contexts: the probe's, and the item lanes'
     spare = claim_spare(browser, budget, n)
@@ -440,7 +440,7 @@ async def grade_in_browser(
             except Exception:  # noqa: BLE001 - the page would not let go: new context
                 await close_session(sess, tally)
                 sess = sessions[k] = await open_session(browser, origin, budget)
-            res = await run_item(sess, origin, react, item, credit, screenshots, initial, index, as_loaded, absent)
+            res = await run_item(sess, origin, react, item, credit, screenshots, initial, index, used_as_loaded, absent)
             results[index] = res
             tally["dom_nodes"] = max(tally["dom_nodes"], res.get("dom_nodes") or 0)
             if res.get("hung"):
