@@ -684,6 +684,23 @@ def test_pool_survives_playwrights_driver_dying(caplog):
     assert not [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
 
 
+@pytest.mark.parametrize(
+    ("exc", "logged"),
+    [
+        (Exception("Connection closed while reading from the driver"), False),
+        (BrokenPipeError(32, "Broken pipe"), False),  # the write that found the driver gone first
+        (ValueError("something else"), True),
+    ],
+)
+def test_only_the_dead_drivers_unawaited_errors_are_kept_out_of_the_log(caplog, exc, logged):
+    loop = asyncio.new_event_loop()
+    try:
+        pool._unless_driver_gone(loop, {"message": "Future exception was never retrieved", "exception": exc})
+    finally:
+        loop.close()
+    assert any(r.levelno >= logging.ERROR for r in caplog.records) == logged
+
+
 def test_console_messages_stay_out_of_the_browsers_stderr():
     # Playwright's driver keeps the browser's last lines of stderr, however long: a page
     # logging 10 MB strings would grow it by the size of each.

@@ -566,9 +566,12 @@ def _unless_driver_gone(loop: asyncio.AbstractEventLoop, context: dict[str, Any]
     When Playwright's driver dies, its connection keeps the error in a future nobody awaits,
     which asyncio logs as "Future exception was never retrieved" once it is collected, at the
     latest when the process exits. The pool has seen the browser die and launched another.
+    The error is the read that found the pipe closed, or a write to it (``BrokenPipeError``):
+    which one comes first depends on timing. Only the driver's pipe runs on this loop.
     """
-    if context.get("message") == "Future exception was never retrieved" and str(context.get("exception")) == (
-        "Connection closed while reading from the driver"
+    exc = context.get("exception")
+    if context.get("message") == "Future exception was never retrieved" and (
+        isinstance(exc, BrokenPipeError) or str(exc) == "Connection closed while reading from the driver"
     ):
         log.debug("the dead Playwright driver's connection error was not awaited (the pool restarted it)")
         return
