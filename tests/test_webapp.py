@@ -174,6 +174,33 @@ def test_an_element_the_app_lacks_as_loaded_is_waited_for_in_full_once(env):
     assert slow["passed"], slow["reason"]
 
 
+# What React 18 does with a state set in a mouse move or mouseover (a hover preview): it
+# renders in a MessageChannel task, while the click that follows renders at once. Here the
+# preview sticks, so a user who clicks #go sees #star filled from then on.
+STICKY_PREVIEW_APP = """<button id="go">go</button><p id="rating">none</p><span id="star">*</span><script>
+const post = (fn) => { const c = new MessageChannel(); c.port1.onmessage = fn; c.port2.postMessage(0); };
+const go = document.getElementById("go");
+go.addEventListener("mousemove", () => {
+  post(() => { const t = performance.now(); while (performance.now() - t < 30) {} });  // other work queued first
+  post(() => document.getElementById("star").classList.add("filled"));
+});
+go.addEventListener("click", () => { document.getElementById("rating").textContent = "rated"; });</script>"""
+
+
+def test_work_the_app_queued_before_a_read_is_seen_by_it(env):
+    # The grader's reads can overtake the app's queued task: before they waited a turn of
+    # that queue, from a tenth to two thirds of these items passed on a page that never lacks 'filled'.
+    flow = [
+        {"click": "#go"},
+        {"expect": "text", "sel": "#rating", "equals": "rated"},
+        {"expect": "class", "sel": "#star", "lacks": "filled", "wait_ms": 300},
+    ]
+    rubric = [{"id": f"item-{i}", "text": "t", "flow": flow} for i in range(20)]
+    report = env.pool.run(lambda b: grader.grade_in_browser(b, {"index.html": STICKY_PREVIEW_APP}, False, rubric), 60)
+    assert [it["passed"] for it in report["items"]] == [False] * 20
+    assert all("observed ['filled']" in it["reason"] for it in report["items"]), report["items"][0]["reason"]
+
+
 @pytest.mark.parametrize("task_id", GOLD_SAMPLE)
 def test_gold_app_earns_full_reward(env, task_id):
     env.reset(options={"task_id": task_id})

@@ -105,9 +105,19 @@ AGENT_JS = r"""
   const round = (v) => (v * 100 | 0) / 100;
   const isHtml = (e) => e.namespaceURI === XHTML;
   const TYPEABLE = ['', 'email', 'number', 'password', 'search', 'tel', 'text', 'url'];
+  // After one turn of the document's posted-message queue: what the app queued there before
+  // a read or a shot has run first. React does: a state set in a mouseover (or another continuous
+  // event) renders in a MessageChannel task, while the click that follows renders at once,
+  // and input and DevTools calls may overtake that task.
+  const settled = () => new Promise((done) => {
+    const c = new MessageChannel();
+    c.port1.onmessage = () => done();
+    c.port2.postMessage(null);
+  });
   globalThis.__codegym = {
     // {n, got}: the number of matches and what the expectation reads off the first one
-    read(kind, sel, arg) {
+    async read(kind, sel, arg) {
+      await settled();
       if (kind === 'storage') {
         const out = [];
         for (let i = 0; i < localStorage.length; i++) out.push(String(localStorage.getItem(localStorage.key(i))));
@@ -152,7 +162,8 @@ AGENT_JS = r"""
     // for its preparations to do: the element is in full view, no animation runs, fonts are
     // loaded and no text field has a caret to hide.
     // 'hidden': the first match is not visible (Playwright's shot would wait for it to be).
-    shotClip(sel) {
+    async shotClip(sel) {
+      await settled();
       const found = matches(sel);
       if (!found || !found.length) return null;
       if (!isVisible(found[0])) return 'hidden';
