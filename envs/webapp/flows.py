@@ -454,9 +454,8 @@ async def do_action(page: Any, step: dict[str, Any], state: FlowState, dom: Dom 
                 dom.forget()
             url = urlsplit(page.url)
             query = "&".join(q for q in (url.query, f"{REOPEN_PARAM}=1") if q)
-            await page.goto(
-                urlunsplit(url._replace(query=query)), wait_until="load"
-            )  # the page's load timeout (session.py)
+            # (within the page's load timeout, which session.py sets from the budget)
+            await page.goto(urlunsplit(url._replace(query=query)), wait_until="load")
         elif kind == "advance":
             try:
                 await page.clock.run_for(int(step["advance"]))
