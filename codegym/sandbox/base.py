@@ -159,6 +159,53 @@ class Sandbox(abc.ABC):
         self.close()
 
 
+#: The kernel's limit on one argument or environment entry (MAX_ARG_STRLEN), less room for
+#: the variable name the local launcher carries each argument in.
+MAX_ARG_BYTES = 131_072 - 64
+#: What argv and the environment may hold together: execve's limit is a quarter of the
+#: stack rlimit (2 MiB by default), pointers included.
+MAX_EXEC_BYTES = 1 << 20
+
+
+def command_problem(cmd: Command, env: Mapping[str, str] | None, cwd: str | None) -> str | None:
+    """Why ``cmd`` cannot be run as given, or None.
+
+    These are limits of ``execve`` itself (no program can receive a NUL byte in an argument,
+    an argument over 128 KiB, or a variable named with ``=``), so a command that breaks one
+    fails as it would in a shell, with exit status 126, instead of reaching the launcher:
+    a NUL once split the local launcher's options, and a long one wedged ``runc exec``.
+    """
+    argv = ["/bin/sh", "-c", cmd] if isinstance(cmd, str) else list(cmd)
+    fields = [(f"argument {i}", a) for i, a in enumerate(argv)]
+    for name, value in (env or {}).items():
+        if not isinstance(name, str) or not name or "=" in name or "\0" in name:
+            return f"environment variable name {name!r} is invalid (empty, or with '=' or a NUL byte)"
+        fields.append((f"environment variable {name[:40]!r}", f"{name}={value}"))
+    if cwd is not None:
+        fields.append(("the working folder", cwd))
+    total = 0
+    for what, value in fields:
+        if not isinstance(value, str):
+            return f"{what} is a {type(value).__name__}, not text"
+        if "\0" in value:
+            return f"{what} contains a NUL byte (at character {value.index(chr(0))}); no program can receive one"
+        try:
+            size = len(value.encode())
+        except UnicodeEncodeError as exc:
+            return f"{what} is not valid UTF-8 text (a lone surrogate at character {exc.start})"
+        if size > MAX_ARG_BYTES:
+            return f"{what} is too long: {size:,} bytes; one argument may hold {MAX_ARG_BYTES:,} (E2BIG)"
+        total += size + 1
+    if total > MAX_EXEC_BYTES:
+        return f"the command and its environment are too long: {total:,} bytes; at most {MAX_EXEC_BYTES:,} (E2BIG)"
+    return None
+
+
+def refused(problem: str) -> ExecResult:
+    """The result of a command that could not be started for ``problem`` (as a shell's 126)."""
+    return ExecResult(126, "", f"codegym: cannot run the command: {problem}\n")
+
+
 def sandbox_env(env: Mapping[str, str] | None, path: str) -> dict[str, str]:
     """The environment of a sandboxed command: a clean base plus the caller's variables."""
     base = {

@@ -27,6 +27,7 @@ import hashlib
 import io
 import os
 import posixpath
+import signal
 import sys
 import tarfile
 import threading
@@ -39,7 +40,7 @@ from typing import Any
 
 from codegym.errors import InfraError, SandboxSetupError
 
-from .base import WORKDIR, Command, ExecResult, Limits, Sandbox, decode, sandbox_env
+from .base import WORKDIR, Command, ExecResult, Limits, Sandbox, command_problem, decode, refused, sandbox_env
 from .hostfs import HostWorkdir
 from .local import SANDBOX_UID
 from .workspace import CopyWorkspace, Layer, OverlayWorkspace, base_layer, can_mount, sweep_stale
@@ -51,6 +52,9 @@ _SKELETON_LINKS = {"bin": "usr/bin", "lib": "usr/lib", "lib64": "usr/lib64"}
 _WRAPPER = '"$@"; rc=$?; kill -9 -1 2>/dev/null; exit $rc'
 # Before the first command after a restore: /tmp is the container's, not the workspace's.
 _CLEAN_TMP = "find /tmp -xdev -mindepth 1 -delete 2>/dev/null; "  # -xdev: not into a venv bound under /tmp
+
+#: Seconds any one call into the Docker engine may take (the client's HTTP time-out).
+_API_TIMEOUT_S = 60
 
 _client_state: dict[str, Any] = {}
 _client_lock = threading.Lock()
@@ -67,7 +71,7 @@ def _connect() -> None:
     try:
         import docker
 
-        client = docker.from_env(timeout=120)
+        client = docker.from_env(timeout=_API_TIMEOUT_S)
         client.ping()
     except Exception as exc:  # noqa: BLE001 - any failure here means "no engine"
         raise SandboxSetupError(
@@ -264,6 +268,7 @@ class DockerSandbox(HostWorkdir, Sandbox):
     backend = "docker"
     _stale_tmp = False
     _cgroup_dir: Path | None = None
+    _oom_before = 0
 
     def __init__(
         self, limits: Limits, workdir_from: str | Path | None = None, *, _layers: tuple[Layer, ...] | None = None
@@ -302,25 +307,22 @@ class DockerSandbox(HostWorkdir, Sandbox):
     ) -> ExecResult:
         """Run ``cmd`` with ``docker exec`` in the container; see :meth:`Sandbox.run`."""
         self._check_open()
+        problem = command_problem(cmd, env, cwd)
+        if problem is not None:
+            return refused(problem)
         timeout = self.limits.timeout_s if timeout is None else timeout
         argv = ["/bin/sh", "-c", cmd] if isinstance(cmd, str) else list(cmd)
         api = self._client.api
         path = f"{sys.prefix}/bin:/usr/local/bin:/usr/bin:/bin"
-        self._rearm()
-        oom_before = self._oom_kills()
-        started = time.monotonic()
         try:
-            exec_id = api.exec_create(
-                self._container.id,
-                ["/bin/sh", "-c", _CLEAN_TMP + _WRAPPER if self._stale_tmp else _WRAPPER, "sh", *argv],
-                stdin=stdin is not None,
-                user=self._user,
-                environment=sandbox_env(env, path),
-                workdir=posixpath.join(WORKDIR, cwd) if cwd else WORKDIR,
-            )["Id"]
-            sock = api.exec_start(exec_id, socket=True)
-        except Exception as exc:  # noqa: BLE001
-            raise InfraError(f"docker exec failed: {exc}") from exc
+            exec_id, sock = self._start_exec(argv, stdin is not None, sandbox_env(env, path), cwd)
+        except Exception:  # noqa: BLE001 - a dead container (dockerd restarted): start it again, once
+            self._revive()
+            try:
+                exec_id, sock = self._start_exec(argv, stdin is not None, sandbox_env(env, path), cwd)
+            except Exception as exc:  # noqa: BLE001 - the engine failed, not the attempt
+                raise InfraError(f"docker exec failed: {exc}") from exc
+        oom_before, started = self._oom_before, time.monotonic()
         self._stale_tmp = False
         reader = _FrameReader(sock, self.limits.max_output_bytes)
         if stdin is not None:
@@ -332,21 +334,85 @@ class DockerSandbox(HostWorkdir, Sandbox):
             raw.shutdown(1)  # SHUT_WR: end of input
         reader.thread.join(timeout)
         timed_out = reader.thread.is_alive()
+        self._end_leftovers()  # on time-out, and after every run: what the command left running
         if timed_out:
-            self._kill_all()
             reader.thread.join(5)
         sock.close()
         duration = time.monotonic() - started
-        exit_code = api.exec_inspect(exec_id).get("ExitCode")
+        try:
+            exit_code = api.exec_inspect(exec_id).get("ExitCode")
+        except Exception as exc:  # noqa: BLE001 - the engine failed, not the attempt
+            raise InfraError(f"docker could not say how the command ended: {exc}") from exc
         if exit_code is None:
             exit_code = 137
         oom = self._oom_kills() > oom_before
         out, err = reader.buffers[1], reader.buffers[2]
         return ExecResult(exit_code, decode(bytes(out)), decode(bytes(err)), timed_out, oom, reader.truncated, duration)
 
-    def _kill_all(self) -> None:
+    def _start_exec(self, argv: list[str], with_stdin: bool, env: dict[str, str], cwd: str | None) -> tuple[str, Any]:
         api = self._client.api
-        api.exec_start(api.exec_create(self._container.id, ["kill", "-9", "-1"], user=self._user)["Id"])
+        self._rearm()
+        self._oom_before = self._oom_kills()
+        exec_id = api.exec_create(
+            self._container.id,
+            ["/bin/sh", "-c", _CLEAN_TMP + _WRAPPER if self._stale_tmp else _WRAPPER, "sh", *argv],
+            stdin=with_stdin,
+            user=self._user,
+            environment=env,
+            workdir=posixpath.join(WORKDIR, cwd) if cwd else WORKDIR,
+        )["Id"]
+        return exec_id, api.exec_start(exec_id, socket=True)
+
+    def _revive(self) -> None:
+        """Start the container again (dockerd restarted, or it was stopped), or a new one on the same work dir.
+
+        The work dir's changes are frozen into a layer and its overlay taken off first: a
+        container must bind the empty shared mount point to see the overlays mounted later.
+        """
+        try:
+            layers = self._fs.freeze()
+            if isinstance(self._fs, OverlayWorkspace):
+                self._fs._unmount()
+            try:
+                self._container.reload()
+                self._container.start()
+            except Exception:  # noqa: BLE001 - gone for good: a new container on the same workspace
+                old = self._container.id
+                self._container = _start_container(self.limits, self._fs)
+                self._finalizer.detach()
+                self._finalizer = weakref.finalize(self, _release, self._container.id, self._fs)
+                _remove_container(old)
+            self._cgroup_dir, self._armed, self._stale_tmp = None, 0, True
+            self._fs.reset_to(layers)
+        except InfraError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the engine failed, not the attempt
+            raise InfraError(f"the sandbox's container died and could not be started again: {exc}") from exc
+
+    def _end_leftovers(self) -> None:
+        """Kill every process of the command's uid in the container, from the host.
+
+        The container's cgroup lists every process in it, whatever the command did to its
+        parents (a command that killed the wrapper shell once left a daemon that rewrote
+        the verifier's tests before the next run). No call into Docker is needed, so this
+        also works when ``runc exec`` is wedged.
+        """
+        procs = self._cgroup_file("cgroup.procs")
+        uid = int(self._user.split(":")[0])
+        if procs is None:  # no readable cgroup: from inside, as the command's uid
+            api = self._client.api
+            api.exec_start(api.exec_create(self._container.id, ["kill", "-9", "-1"], user=self._user)["Id"])
+            return
+        for _ in range(200):  # a fork loop refills between reads; the pids limit bounds it
+            left = [pid for pid in _pids(procs) if _live_uid(pid) == uid]
+            if not left:
+                return
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.002)
 
     def _cgroup_file(self, *names: str) -> Path | None:
         """The first of ``names`` in the container's memory cgroup (v1 or v2 layout), if readable."""
@@ -396,6 +462,25 @@ class DockerSandbox(HostWorkdir, Sandbox):
         return DockerSandbox(self.limits, _layers=self.snapshot())
 
 
+def _pids(procs: Path) -> list[int]:
+    try:
+        return [int(x) for x in procs.read_text().split()]
+    except OSError:
+        return []
+
+
+def _live_uid(pid: int) -> int | None:
+    """The real uid of a live (not zombie) host process, or None."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    if fields.get("State", "").strip().startswith("Z"):
+        return None
+    return int(fields.get("Uid", "-1").split()[0])
+
+
 class _FrameReader:
     """Reads docker's multiplexed exec stream in a thread, keeping ``cap`` bytes per stream."""
 
@@ -432,11 +517,20 @@ def _remove_container(container_id: str) -> None:
 
 
 def _sweep_stale(client: Any) -> None:
-    """Remove containers of codegym processes that died without closing them."""
-    for container in client.containers.list(all=True, filters={"label": LABEL}):
-        owner = container.labels.get(LABEL, "")
-        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
-            try:
-                container.remove(force=True)
-            except Exception:  # noqa: BLE001 - another process is already removing it, or it is gone
-                pass
+    """Remove containers of codegym processes that died without closing them, in the background.
+
+    One list call (``containers.list`` inspects every container, and one stuck in
+    ``removing`` made it block for the client's whole time-out), and the removals in a
+    thread of their own: a container that will not go never holds up this process.
+    """
+    try:
+        listed = client.api.containers(all=True, filters={"label": LABEL})
+    except Exception:  # noqa: BLE001 - sweeping is best effort
+        return
+    stale = [
+        c["Id"]
+        for c in listed
+        if (owner := (c.get("Labels") or {}).get(LABEL, "")).isdigit() and not Path(f"/proc/{owner}").exists()
+    ]
+    if stale:
+        threading.Thread(target=lambda: [_remove_container(c) for c in stale], daemon=True).start()

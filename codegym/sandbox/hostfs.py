@@ -2,22 +2,29 @@
 
 Both backends keep the work dir in a :mod:`~codegym.sandbox.workspace` on the host (bwrap
 and the container bind it at ``/sandbox``), so reading and writing files, snapshots and
-restores are host file operations: no command runs in the sandbox for them. Paths are
-resolved with :func:`~codegym.sandbox.paths.inside`, so a link planted by the sandboxed
-code never leads the host out of the work dir.
+restores are host file operations: no command runs in the sandbox for them. Every path is
+walked from descriptors by :func:`~codegym.sandbox.paths.open_parent` and the file itself
+opened relative to its folder with ``O_NOFOLLOW`` and ``O_NONBLOCK``: a link planted (or
+swapped in while the host works) never leads the host out of the work dir, and a FIFO
+never blocks it. A file is written under a new name and renamed over the old one, so
+what the host writes is always a regular file it created.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
+import stat
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 from codegym.errors import SandboxError
 
-from .paths import inside
+from .paths import open_parent, remove_tree
 from .workspace import CopyWorkspace, Layer, OverlayWorkspace
+
+_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class HostWorkdir:
@@ -34,58 +41,73 @@ class HostWorkdir:
     def write_file(self, path: str, data: str | bytes, mode: int = 0o644) -> None:
         """Create or replace a file in the work dir, making parent folders."""
         self._check_open()
-        target = inside(self._fs.path, path, follow_last=False)
-        self._make_parents(target)
-        if target.is_symlink() or target.is_dir():
-            raise SandboxError(f"cannot write {path!r}: it is a link or a folder")
-        target.write_bytes(data.encode() if isinstance(data, str) else data)
-        os.chmod(target, mode)
-        self._own(target)
+        folder, name = self._parent(path, follow_last=False)
+        try:
+            st = _lstat(folder, name)
+            if st is not None and (stat.S_ISLNK(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+                raise SandboxError(f"cannot write {path!r}: it is a link or a folder")
+            temp = f".codegym-{uuid.uuid4().hex}"
+            _write_new(folder, temp, data.encode() if isinstance(data, str) else data, mode, self._uid)
+            try:
+                os.rename(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+            except OSError as exc:  # a folder made there meanwhile
+                os.unlink(temp, dir_fd=folder)
+                raise SandboxError(f"cannot write {path!r}: {exc.strerror}") from None
+        finally:
+            os.close(folder)
 
     def read_file(self, path: str) -> bytes:
-        """The bytes of a file in the work dir (links are followed only inside it)."""
+        """The bytes of a regular file in the work dir (links are followed only inside it)."""
         self._check_open()
-        target = inside(self._fs.path, path)
-        if not target.is_file():
-            raise SandboxError(f"no file {path!r} in the work dir")
-        return target.read_bytes()
+        folder, name = self._parent(path)
+        try:
+            fd = os.open(name, _READ, dir_fd=folder)
+        except OSError:
+            raise SandboxError(f"no file {path!r} in the work dir") from None
+        finally:
+            os.close(folder)
+        with open(fd, "rb", closefd=True) as f:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise SandboxError(f"{path!r} is not a regular file")
+            return f.read()
 
     def copy_in(self, host_path: str, dest: str) -> None:
         """Copy a host file or folder into the work dir at ``dest``, replacing what is there."""
         self._check_open()
-        target = inside(self._fs.path, dest, follow_last=False)
-        self._make_parents(target)
-        if target.is_symlink() or target.is_file():
-            target.unlink()
-        elif target.is_dir():
-            shutil.rmtree(target)
-        if os.path.isdir(host_path):
-            shutil.copytree(host_path, target, symlinks=True)
-        else:
-            shutil.copy2(host_path, target)
-        for dirpath, dirnames, filenames in os.walk(target):
-            for name in (*dirnames, *filenames):
-                self._own(Path(dirpath, name))
-        self._own(target)
+        folder, name = self._parent(dest, follow_last=False)
+        try:
+            remove_tree(folder, name)
+            _copy(host_path, folder, name, self._uid)
+        finally:
+            os.close(folder)
+
+    def remove(self, path: str) -> None:
+        """Delete a file or folder of the work dir (a link itself, never what it points at)."""
+        self._check_open()
+        folder, name = self._parent(path, follow_last=False)
+        try:
+            remove_tree(folder, name)
+        finally:
+            os.close(folder)
+
+    def _parent(self, path: str, follow_last: bool = True) -> tuple[int, str]:
+        uid = self._uid
+
+        def own(dir_fd: int, name: str) -> None:
+            if uid is not None:
+                os.chown(name, uid, uid, dir_fd=dir_fd, follow_symlinks=False)
+
+        try:
+            return open_parent(self._fs.path, path, follow_last=follow_last, make_dirs=own)
+        except SandboxError as exc:
+            if "not a folder" in str(exc):
+                raise SandboxError(f"cannot write under {path!r}: a link or a file is in the way") from None
+            raise
 
     @property
     def host_path(self) -> Path:
         """The host folder commands see as the work dir (for graders that read it)."""
         return self._fs.path
-
-    def _make_parents(self, target: Path) -> None:
-        root = self._fs.path
-        for parent in reversed(target.relative_to(root).parents):
-            p = root / parent
-            if p.is_symlink() or (p.exists() and not p.is_dir()):
-                raise SandboxError(f"cannot write under {parent}: it is a link or a file")
-            if not p.exists():
-                p.mkdir()
-                self._own(p)
-
-    def _own(self, path: Path) -> None:
-        if self._uid is not None:
-            os.lchown(path, self._uid, self._uid)
 
     # ------------------------------------------------------------------ snapshots
     def snapshot(self) -> tuple[Layer, ...]:
@@ -97,3 +119,51 @@ class HostWorkdir:
         """Make the work dir what it was at ``snap``."""
         self._check_open()
         self._fs.reset_to(snap)
+
+
+def _lstat(folder: int, name: str) -> os.stat_result | None:
+    try:
+        return os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
+def _write_new(folder: int, name: str, data: bytes, mode: int, uid: int | None) -> None:
+    """Create ``name`` (it must not exist) in ``folder`` holding ``data``."""
+    fd = os.open(name, _CREATE, 0o600, dir_fd=folder)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fchmod(fd, mode)
+        if uid is not None:
+            os.fchown(fd, uid, uid)
+    finally:
+        os.close(fd)
+
+
+def _copy(src: str, folder: int, name: str, uid: int | None) -> None:
+    """Copy the host tree ``src`` to ``name`` in ``folder``, creating every entry itself (``O_EXCL``)."""
+    st = os.lstat(src)
+    if stat.S_ISLNK(st.st_mode):
+        os.symlink(os.readlink(src), name, dir_fd=folder)
+        if uid is not None:
+            os.chown(name, uid, uid, dir_fd=folder, follow_symlinks=False)
+        return
+    if stat.S_ISDIR(st.st_mode):
+        os.mkdir(name, 0o700, dir_fd=folder)
+        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+        try:
+            for entry in os.scandir(src):
+                _copy(entry.path, fd, entry.name, uid)
+            os.fchmod(fd, stat.S_IMODE(st.st_mode))
+            if uid is not None:
+                os.fchown(fd, uid, uid)
+        finally:
+            os.close(fd)
+        return
+    if not stat.S_ISREG(st.st_mode):
+        raise SandboxError(f"cannot copy {src!r} into the work dir: not a regular file, folder or link")
+    with open(src, "rb") as f:
+        _write_new(folder, name, f.read(), stat.S_IMODE(st.st_mode), uid)
+    os.utime(name, ns=(st.st_atime_ns, st.st_mtime_ns), dir_fd=folder, follow_symlinks=False)

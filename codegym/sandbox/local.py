@@ -39,7 +39,8 @@ from typing import Any
 
 from codegym.errors import InfraError, SandboxSetupError
 
-from .base import WORKDIR, Command, ExecResult, Limits, Sandbox, decode, sandbox_env
+from . import seccomp
+from .base import WORKDIR, Command, ExecResult, Limits, Sandbox, command_problem, decode, refused, sandbox_env
 from .cgroups import RunCgroup
 from .cgroups import sweep_stale as sweep_stale_cgroups
 from .hostfs import HostWorkdir
@@ -70,6 +71,7 @@ class _Launch:
     cgroup: RunCgroup | None
     options: int  # write end of bwrap's --args pipe; -1 once sent
     ro_fds: dict[str, int]  # read-only binds: host path -> fd number bwrap inherited
+    seccomp: int  # fd number of the seccomp filter bwrap inherited (-1: none)
     oom_before: int = 0
     at: float = 0.0
 
@@ -146,6 +148,7 @@ def _host_setup() -> dict[str, Any]:
             mounts=can_mount(),
             ro_paths=_system_paths(),
             masked=masked_paths(),
+            seccomp=seccomp.memfd(),
         )
     return _state
 
@@ -234,6 +237,10 @@ class LocalSandbox(HostWorkdir, Sandbox):
         cwd: str | None = None,
     ) -> ExecResult:
         """Run ``cmd`` in the sandbox; see :meth:`Sandbox.run`."""
+        self._check_open()
+        problem = command_problem(cmd, env, cwd)
+        if problem is not None:
+            return refused(problem)
         timeout = self.limits.timeout_s if timeout is None else timeout
         deadline = time.monotonic() + timeout
         started = self._take_ready()
@@ -272,6 +279,9 @@ class LocalSandbox(HostWorkdir, Sandbox):
         process tree.
         """
         self._check_open()
+        problem = command_problem(cmd, env, cwd)
+        if problem is not None:
+            raise ValueError(f"cannot spawn the command: {problem}")
         started = self._launch(self._cgroup_for_run(own=True))
         self._send(started, cmd, env, cwd, True)
         return SandboxProcess(started.proc, started.cgroup)
@@ -280,7 +290,10 @@ class LocalSandbox(HostWorkdir, Sandbox):
         """Start the launcher chain in ``cgroup``; bwrap blocks reading its options until :meth:`_send`."""
         self._check_open()
         setup = _host_setup()
-        fds = [os.open(p, os.O_PATH) for p in setup["ro_paths"]]
+        ro_fds = {p: os.open(p, os.O_PATH) for p in setup["ro_paths"]}
+        # The filter through a new open file of its own: bwrap reads it from the start.
+        filter_fd = -1 if setup["seccomp"] is None else os.open(f"/proc/self/fd/{setup['seccomp']}", os.O_RDONLY)
+        fds = [*ro_fds.values(), *([filter_fd] if filter_fd >= 0 else [])]
         options_r, options_w = os.pipe()
         try:
             bwrap = [setup["bwrap"], "--args", str(options_r), "--", "/bin/sh", "-c", _EXEC_ARGV, "sh"]
@@ -303,7 +316,7 @@ class LocalSandbox(HostWorkdir, Sandbox):
         finally:
             for fd in (options_r, *fds):
                 os.close(fd)
-        return _Launch(proc, cgroup, options_w, dict(zip(setup["ro_paths"], fds, strict=True)))
+        return _Launch(proc, cgroup, options_w, ro_fds, filter_fd)
 
     def _send(
         self, launch: _Launch, cmd: Command, env: Mapping[str, str] | None, cwd: str | None, stdin_pipe: bool
@@ -311,7 +324,10 @@ class LocalSandbox(HostWorkdir, Sandbox):
         """Give the waiting bwrap its options and ``cmd``; False when it is already gone."""
         setup = _host_setup()
         argv = ["/bin/sh", "-c", cmd] if isinstance(cmd, str) else list(cmd)
-        args = ["--unshare-all", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
+        args = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session"]
+        args += ["--hostname", "sandbox"]
+        if launch.seccomp >= 0:
+            args += ["--seccomp", str(launch.seccomp)]
         args += ["--uid", str(_INNER_UID), "--gid", str(_INNER_UID)]
         # /tmp first: a venv (or anything bound) under /tmp must land on top of it, not under.
         args += ["--size", str(self.limits.disk_mb * 2**20), "--tmpfs", "/tmp"]

@@ -18,7 +18,7 @@ import ctypes
 import ctypes.util
 import functools
 import os
-import shutil
+import re
 import subprocess
 import tempfile
 import uuid
@@ -26,6 +26,8 @@ import weakref
 from pathlib import Path
 
 from codegym.errors import SandboxError, SandboxSetupError
+
+from .paths import remove_path
 
 # Not "/tmp/codegym": a folder of that name would shadow the package for scripts run from /tmp.
 # Root's folder, or one per user: a folder another user made is not ours to write in.
@@ -61,7 +63,7 @@ class Layer:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._finalizer = weakref.finalize(self, shutil.rmtree, str(path), True)
+        self._finalizer = weakref.finalize(self, remove_path, str(path))
 
     @classmethod
     def from_tree(cls, src: Path | None, uid: int | None) -> Layer:
@@ -180,7 +182,7 @@ class OverlayWorkspace:
         self._unmount()
         if self.shared:
             _umount(self.merged)
-        shutil.rmtree(self.dir, ignore_errors=True)
+        remove_path(self.dir)
 
 
 class CopyWorkspace:
@@ -210,17 +212,14 @@ class CopyWorkspace:
         """
         self.path.mkdir(exist_ok=True)
         for child in self.path.iterdir():
-            if child.is_dir() and not child.is_symlink():
-                shutil.rmtree(child)
-            else:
-                child.unlink()
+            remove_path(child)
         if layers:
             _copy_tree(layers[-1].path, self.path)
         self.layers = layers
 
     def close(self) -> None:
         """Delete the work dir."""
-        shutil.rmtree(self.dir, ignore_errors=True)
+        remove_path(self.dir)
 
 
 @functools.cache
@@ -236,7 +235,7 @@ def can_mount() -> bool:
     except SandboxSetupError:
         return False
     finally:
-        shutil.rmtree(probe, ignore_errors=True)
+        remove_path(probe)
 
 
 def _new_dir(kind: str) -> Path:
@@ -250,22 +249,37 @@ def _new_dir(kind: str) -> Path:
 
 
 def sweep_stale() -> int:
-    """Unmount and delete work dirs left by processes that died without closing; the count."""
-    if not ROOT.is_dir():
+    """Unmount and delete work dirs left by processes that died without closing; the count.
+
+    Never raises: it runs as every process's first sandbox starts, so one bad left-over
+    (a tree too deep to walk, a mount that will not go) must not stop every later process.
+    Mounts are found in the mount table, not with ``os.path.ismount``, which does not
+    see a folder bind-mounted on itself (the docker backend's shared mount point).
+    """
+    try:
+        owners = [o for o in ROOT.iterdir() if o.name.isdigit() and not Path(f"/proc/{o.name}").exists()]
+    except OSError:
         return 0
     swept = 0
-    for owner in ROOT.iterdir():
-        if not owner.name.isdigit() or Path(f"/proc/{owner.name}").exists():
-            continue
+    for owner in owners:
         try:
-            children = list(owner.iterdir())
-        except FileNotFoundError:  # another process swept it first
+            for _ in range(8):  # stacked mounts (an overlay on a shared bind) come off one per pass
+                inside = [m for m in _mount_points() if m.startswith(f"{owner}/")]
+                if not inside:
+                    break
+                for point in sorted(inside, key=len, reverse=True):
+                    _libc.umount2(point.encode(), MNT_DETACH)
+            remove_path(owner)
+            swept += 1
+        except Exception:  # noqa: BLE001 - see the docstring: sweeping is best effort
             continue
-        for child in children:
-            for mount_point in (child / "merged", child / "rw"):
-                for _ in range(3):  # overlay, then the shared mount point under it
-                    if mount_point.is_dir() and os.path.ismount(mount_point):
-                        _umount(mount_point)
-        shutil.rmtree(owner, ignore_errors=True)
-        swept += 1
     return swept
+
+
+def _mount_points() -> list[str]:
+    """Every mount point of this mount namespace (``/proc/self/mountinfo``, octal escapes undone)."""
+    points = []
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        field = line.split(" ")[4]
+        points.append(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field))
+    return points

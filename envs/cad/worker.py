@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import select
-import shutil
 import subprocess
 import sys
 import threading
@@ -26,10 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codegym.errors import InfraError
+from codegym.errors import InfraError, SandboxError
 from codegym.sandbox import WORKDIR, Sandbox, create
 from codegym.sandbox.local import SandboxProcess
-from codegym.sandbox.paths import inside
 
 from .targets import cache_dir
 
@@ -111,12 +109,12 @@ class _Base:
             raw.output = sandbox.read_file(f"{folder}/output.log")[:2000].decode("utf-8", "replace")
         except Exception:  # noqa: BLE001
             raw.output = ""
-        host = getattr(sandbox, "host_path", None)
-        if host is not None:
-            # rmtree never follows links, and ``inside`` refuses a folder swapped for a link out.
-            target = inside(Path(host), folder, follow_last=False)
-            if target.is_dir() and not target.is_symlink():
-                shutil.rmtree(target, ignore_errors=True)
+        remove = getattr(sandbox, "remove", None)
+        if remove is not None:  # walks by descriptors: a folder swapped for a link out is removed as a link
+            try:
+                remove(folder)
+            except SandboxError:
+                pass
         return raw
 
 
