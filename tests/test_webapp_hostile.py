@@ -650,8 +650,12 @@ def test_restarting_a_hung_browser_closes_the_servers_opened_ahead_for_it():
 
 
 def artifact_dirs() -> set[str]:
-    """The temporary directories for what a browser downloads: Playwright's, and the pools' own."""
-    return {p.name for p in Path(tempfile.gettempdir()).iterdir() if "artifacts-" in p.name}
+    """This process's pools' temporary directories for what a browser downloads.
+
+    Only this process's: another process using codegym on the machine makes its own meanwhile.
+    """
+    mine = f"{pool.ARTIFACTS_PREFIX}{os.getpid()}-"
+    return {p.name for p in Path(tempfile.gettempdir()).iterdir() if p.name.startswith(mine)}
 
 
 def test_pool_survives_playwrights_driver_dying(caplog):
