@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import docker_available
 from leaks import containers, mounts, sandbox_processes, work_dirs
 
 from codegym.errors import SandboxError
@@ -271,3 +272,20 @@ def _dead_pid() -> int:
     while Path(f"/proc/{pid}").exists():
         pid += 1
     return pid
+
+
+# ---------------------------------------------------------------------------- the engine
+@pytest.mark.docker
+@pytest.mark.skipif(os.environ.get("CI") != "true" and not docker_available(), reason="no Docker engine")
+def test_a_docker_sandbox_whose_container_died_runs_again_with_its_files() -> None:
+    # What a dockerd restart does to every container; on main every later run got 409 Conflict.
+    import docker
+
+    with create("docker") as box:
+        box.write_file("kept.txt", "kept")
+        docker.from_env().api.kill(box._container.id)  # type: ignore[attr-defined]
+        res = box.run("cat kept.txt")
+        assert res.ok and res.stdout == "kept", res
+        docker.from_env().api.remove_container(box._container.id, force=True)  # type: ignore[attr-defined]
+        res = box.run("cat kept.txt && echo more >> kept.txt && cat kept.txt")
+        assert res.ok and res.stdout == "keptkeptmore\n", res
