@@ -21,6 +21,14 @@ class TaskFormatError(CodegymError, ValueError):
         super().__init__(f"{source}: field {field!r}: {problem}")
 
 
+class ArgumentError(CodegymError, ValueError, TypeError):
+    """An env was made with a wrong argument: the message names it, its value and the fix.
+
+    Both a ValueError and a TypeError, so ``except`` clauses written for either (a value out
+    of range, a value of the wrong type) catch it.
+    """
+
+
 class UnknownTaskError(CodegymError, KeyError):
     """A task id that is not in the task set."""
 

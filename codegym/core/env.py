@@ -26,10 +26,11 @@ from typing import Any, ClassVar
 import gymnasium as gym
 from gymnasium.error import ResetNeeded
 
+from codegym.core.arguments import check_argument, check_arguments, sandbox_spec
 from codegym.core.info import Outcome, make_info
 from codegym.core.spaces import UnicodeText
 from codegym.core.tasks import Task, TaskSet
-from codegym.errors import InfraError
+from codegym.errors import InfraError, did_you_mean
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +95,15 @@ class CodeEnv(gym.Env[Any, str]):
     #: Longest action accepted by the action space.
     max_action_length: ClassVar[int] = 100_000
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> CodeEnv:
+        """Check every constructor argument of the family before any ``__init__`` runs.
+
+        The rules are in :mod:`codegym.core.arguments`: a wrong argument fails when the env
+        is made, with a message naming it, its value and the fix.
+        """
+        check_arguments(cls, args, kwargs)
+        return super().__new__(cls)
+
     def __init__(
         self,
         tasks: str | Path | list[dict[str, Any]] | None = None,
@@ -104,23 +114,45 @@ class CodeEnv(gym.Env[Any, str]):
         split: str | None = None,
         difficulty: str | None = None,
     ) -> None:
+        for name, value in (("max_turns", max_turns), ("record_timing", record_timing)):
+            check_argument(type(self).__name__, name, value, int if name == "max_turns" else bool)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode={render_mode!r} is not supported by {type(self).__name__}; "
-                f"use one of {self.metadata['render_modes']} or None"
+                f"use one of {self.metadata['render_modes']} or None."
+                f"{did_you_mean(str(render_mode), self.metadata['render_modes'])}"
             )
-        if max_turns < 1:
-            raise ValueError(f"max_turns must be >= 1, got {max_turns}")
         self.render_mode = render_mode
         self.max_turns = max_turns
         self.record_timing = record_timing
         self.default_split, self.default_difficulty = split, difficulty
         self.sandbox_spec = _sandbox_spec(sandbox)
         self.tasks = self.load_tasks(tasks)
+        self._check_default_draw()
         self.action_space = UnicodeText(self.max_action_length)
         if not hasattr(self, "observation_space"):
             self.observation_space = UnicodeText(1_000_000)
         self.episode: Episode | None = None
+
+    def _check_default_draw(self) -> None:
+        """``split`` / ``difficulty`` name values some loaded task has (else reset would fail)."""
+        chosen = {"split": self.default_split, "difficulty": self.default_difficulty}
+        for name, value in chosen.items():
+            if value is None:
+                continue
+            have = sorted({getattr(t, name) for t in self.tasks} - {None})
+            if value not in have:
+                raise ValueError(
+                    f"{name}={value!r}: no task of {type(self).__name__}'s task set has this {name}; "
+                    f"use one of {have} or None.{did_you_mean(str(value), have)}"
+                )
+        if None not in chosen.values() and not any(
+            t.split == self.default_split and t.difficulty == self.default_difficulty for t in self.tasks
+        ):
+            raise ValueError(
+                f"split={self.default_split!r} with difficulty={self.default_difficulty!r}: no task has both; "
+                "drop one of them"
+            )
 
     # ------------------------------------------------------------------ family hooks
     def parse_task(self, task: Task) -> Task:
@@ -287,10 +319,5 @@ def _detached(obs: Any) -> Any:
 
 
 def _sandbox_spec(sandbox: str | dict[str, Any] | None) -> dict[str, Any]:
-    if sandbox is None:
-        return {}
-    if isinstance(sandbox, str):
-        return {"backend": sandbox}
-    if isinstance(sandbox, dict):
-        return dict(sandbox)
-    raise TypeError(f"sandbox must be a backend name, a dict of create() arguments or None, got {sandbox!r}")
+    """The checked :func:`codegym.sandbox.create` arguments of ``sandbox=`` (see ``arguments.py``)."""
+    return sandbox_spec(sandbox)

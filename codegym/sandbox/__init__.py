@@ -16,7 +16,31 @@ from .base import WORKDIR, ExecResult, Limits, Sandbox
 
 BACKENDS = ("local", "docker")
 
-__all__ = ["BACKENDS", "WORKDIR", "ExecResult", "Limits", "Sandbox", "create"]
+__all__ = ["BACKENDS", "WORKDIR", "ExecResult", "Limits", "Sandbox", "check_spec", "create"]
+
+
+def check_backend(name: object, source: str = "backend") -> None:
+    """Raise unless ``name`` is a backend name; ``source`` says where it came from (for the message)."""
+    if not isinstance(name, str):
+        raise TypeError(f"{source} must be one of {list(BACKENDS)}, got {name!r} ({type(name).__name__})")
+    if name not in BACKENDS:
+        raise ValueError(
+            f"{source}={name!r} is not a sandbox backend; use one of {list(BACKENDS)}.{did_you_mean(name, BACKENDS)}"
+        )
+
+
+def check_spec(spec: dict[str, Any]) -> None:
+    """Check the arguments an env will pass to :func:`create`: ``backend`` and :class:`Limits` fields.
+
+    A missing backend is read from ``CODEGYM_SANDBOX`` at ``create`` time; it is checked now too.
+    Raises TypeError / ValueError naming the key, the value and the fix.
+    """
+    backend = spec.get("backend")
+    if backend is not None:
+        check_backend(backend, "backend")
+    elif os.environ.get("CODEGYM_SANDBOX"):
+        check_backend(os.environ["CODEGYM_SANDBOX"], "CODEGYM_SANDBOX")
+    Limits.from_kwargs(**{k: v for k, v in spec.items() if k != "backend"})
 
 
 def create(backend: str | None = None, *, workdir_from: str | Path | None = None, **limits: Any) -> Sandbox:
@@ -38,4 +62,5 @@ def create(backend: str | None = None, *, workdir_from: str | Path | None = None
         from .docker import DockerSandbox
 
         return DockerSandbox(lim, workdir_from)
-    raise ValueError(f"unknown sandbox backend {name!r}; use one of {list(BACKENDS)}.{did_you_mean(name, BACKENDS)}")
+    check_backend(name, "backend" if backend else "CODEGYM_SANDBOX")
+    raise AssertionError("unreachable")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import math
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,17 +41,46 @@ class Limits:
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
-            if getattr(self, f.name) <= 0:
-                raise ValueError(f"sandbox limit {f.name} must be > 0, got {getattr(self, f.name)}")
+            check_limit(f.name, getattr(self, f.name))
 
     @classmethod
     def from_kwargs(cls, **kwargs: Any) -> Limits:
-        """Limits from keyword arguments, with a clear error for unknown names."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(kwargs) - known)
+        """Limits from keyword arguments, with a clear error for unknown names and bad values."""
+        known = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(set(kwargs) - set(known))
         if unknown:
-            raise TypeError(f"unknown sandbox limits {unknown}; known limits: {sorted(known)}")
+            from codegym.errors import did_you_mean
+
+            raise TypeError(
+                f"unknown sandbox limits {unknown}; known limits: {sorted(known)}.{did_you_mean(unknown[0], known)}"
+            )
         return cls(**kwargs)
+
+
+#: Units of each limit, for error messages.
+_UNITS = {"timeout_s": "seconds", "cpu_s": "CPU seconds", "max_output_bytes": "bytes", "max_processes": "processes"}
+
+
+def check_limit(name: str, value: Any) -> None:
+    """Raise TypeError / ValueError, naming the limit, the value and the fix, unless ``value`` fits ``name``.
+
+    ``timeout_s`` is a number of seconds; every other limit a whole number (``memory_mb=512``);
+    all are finite and > 0. Bools are not numbers here (``memory_mb=True`` is refused).
+    """
+    default = {f.name: f.default for f in dataclasses.fields(Limits)}[name]
+    unit = _UNITS.get(name, "MiB" if name.endswith("_mb") else "")
+    wanted = f"{'a number' if isinstance(default, float) else 'a whole number'} of {unit} > 0"
+    ok_type = numbers.Real if isinstance(default, float) else numbers.Integral
+    if isinstance(value, bool) or not isinstance(value, ok_type):
+        fix = f"e.g. {name}={default!r}"
+        if isinstance(value, str):
+            try:
+                fix = f"pass {name}={type(default)(value.strip())!r} (a number, not a str)"
+            except ValueError:
+                pass
+        raise TypeError(f"sandbox limit {name} must be {wanted}, got {value!r} ({type(value).__name__}); {fix}.")
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"sandbox limit {name} must be {wanted}, got {value!r}; e.g. {name}={default!r}.")
 
 
 @dataclass(frozen=True)

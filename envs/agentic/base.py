@@ -15,6 +15,7 @@ from typing import Any
 
 from codegym.core import CodeEnv, Outcome, Task
 from codegym.core.extract import Extracted, extract_code
+from codegym.errors import did_you_mean
 from codegym.sandbox import Sandbox, create
 
 from .audit import audit_commands
@@ -79,7 +80,7 @@ class AgenticEnv(CodeEnv):
         if harness not in self.supported_harnesses:
             raise ValueError(
                 f"harness={harness!r} is not supported by {type(self).__name__}; "
-                f"use one of {list(self.supported_harnesses)}"
+                f"use one of {list(self.supported_harnesses)}.{did_you_mean(str(harness), self.supported_harnesses)}"
             )
         self.harness = harness
         if max_turns is None:

@@ -13,7 +13,7 @@ from gymnasium import spaces
 
 from codegym.core import CodeEnv, Outcome, Task, extract_code
 from codegym.core.spaces import UnicodeText
-from codegym.errors import TaskFormatError
+from codegym.errors import TaskFormatError, did_you_mean
 
 from .families import LEVELS
 from .geometry import SCALE_MODES, Mesh, png_bytes, render_views
@@ -54,11 +54,14 @@ class TextToCADEnv(CodeEnv):
     ``intermediate``, ``expert``: Text2CAD's levels; ``expert`` gives every dimension). The
     model's code runs in a real CAD kernel (OpenCascade via cadquery) inside the sandbox and
     the solid it leaves in ``result`` is compared with the reference part's geometry.
-    Execution happens in a warm worker: one bubblewrap-sandboxed process per env that has
-    cadquery imported and forks a fresh child per attempt (CPU, memory and wall-clock
-    limits, an audit hook against process spawning, sockets, signals and writes outside the
-    attempt's folder). Envs of one process with the same sandbox and limits share that
-    worker. Only meshes come back; everything graded is computed here.
+    On the local sandbox, execution happens in a warm worker: one bubblewrap-sandboxed
+    process per env that has cadquery imported and forks a fresh child per attempt (CPU,
+    memory and wall-clock limits, an audit hook against process spawning, sockets, signals
+    and writes outside the attempt's folder). Envs of one process with the same sandbox and
+    limits share that worker. On any other backend (``sandbox="docker"``) each attempt runs
+    in a fresh interpreter in that backend's sandbox instead (``pool="cold"``: the same
+    server code and limits, a cadquery import per attempt). Only meshes come back;
+    everything graded is computed here.
 
     ## Action
     Text. Code is taken from the last fenced ```python block, else the whole text. With
@@ -510,4 +513,4 @@ def _classify(action: str, multi: bool) -> tuple[Any, tuple[str, str] | None]:
 
 def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
     if value not in choices:
-        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
+        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}.{did_you_mean(str(value), choices)}")

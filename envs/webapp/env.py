@@ -6,7 +6,7 @@ import re
 from typing import Any, ClassVar
 
 from codegym.core import CodeEnv, Outcome, Task, extract_code
-from codegym.errors import TaskFormatError
+from codegym.errors import TaskFormatError, did_you_mean
 
 from . import credit as cr
 from .flows import validate_flow
@@ -125,8 +125,8 @@ class WebAppEnv(CodeEnv):
       base64 PNG thumbnail in the verdict.
     * ``credit``: trace handlers through DevTools for ``token_rewards`` (default True).
     * ``load_timeout_s`` (8) / ``item_timeout_s`` (15): when a load / one item's flow counts as hung.
-    * ``sandbox``: accepted for the common signature and ignored: the browser is this family's
-      sandbox (see Description).
+    * ``sandbox``: accepted for the common signature (and checked like every env's) but not
+      used: the browser is this family's sandbox (see Description).
     * and CodeEnv's ``max_turns``, ``record_timing``, ``split``, ``difficulty``.
 
     ## Version history
@@ -148,8 +148,12 @@ class WebAppEnv(CodeEnv):
         **kwargs: Any,
     ) -> None:
         if screenshots not in ("failed", "all", "none"):
-            raise ValueError(f"screenshots must be 'failed', 'all' or 'none', got {screenshots!r}")
-        kwargs.pop("sandbox", None)  # the browser is this family's sandbox (see docstring)
+            raise ValueError(
+                f"screenshots must be 'failed', 'all' or 'none', got {screenshots!r}."
+                f"{did_you_mean(str(screenshots), ('failed', 'all', 'none'))}"
+            )
+        # The browser is this family's sandbox (see docstring): ``sandbox`` is checked like
+        # every env's, so a misspelt one fails here too, and then not used.
         super().__init__(**kwargs)
         self._pool = pool
         self._holds_shared = False  # self._pool came from BrowserPool.shared()
