@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import sysconfig
+import threading
 from pathlib import Path
 
 import gymnasium as gym
@@ -196,6 +198,22 @@ def test_killing_the_worker_is_flagged_and_the_next_attempt_gets_a_fresh_worker(
     _, reward, _, _, info = attempt(env, "plate-00", fenced(code))
     assert reward == 0.0 and {"native_code", "worker_killed"} & set(info["audit"]["flags"])
     assert attempt(env, "plate-00", fenced(gold(env, "plate-00")))[1] >= 0.99
+
+
+def test_a_worker_killed_from_outside_mid_attempt_is_not_blamed_on_the_attempt(env):
+    # On main the attempt earned 0, flagged worker_killed, for what the machine did.
+    env.reset(options={"task_id": "plate-00"})
+    env.step(fenced(gold(env, "plate-00")))  # the worker is warm
+    slow_gold = fenced("import time\ntime.sleep(2)\n" + gold(env, "plate-00"))
+    env.reset(options={"task_id": "plate-00"})
+    victim = env._worker._proc.pid
+    killer = threading.Timer(1.0, lambda: os.killpg(victim, signal.SIGKILL))
+    killer.start()
+    _, reward, _, _, info = env.step(slow_gold)
+    killer.join()
+    assert "worker_killed" not in info["audit"]["flags"], info
+    assert "infra_error" in info or reward >= 0.99, info
+    assert not os.path.exists(f"/proc/{victim}"), "the worker was not killed mid-attempt: the test proves nothing"
 
 
 def test_an_endless_loop_is_stopped_and_flagged_and_close_leaves_nothing_behind():

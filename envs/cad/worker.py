@@ -184,42 +184,61 @@ class WarmWorker(_Base):
         return self._proc is not None and self._proc.poll() is None
 
     def execute(self, steps: list[dict[str, Any]], source: str, final: str = "result", tol: float = 1e-3) -> RawAttempt:
-        """Run one attempt in a fresh forked child; restarts the worker when it died before."""
+        """Run one attempt in a fresh forked child; restarts the worker when it died before.
+
+        When the worker dies (not hangs) during an attempt, the attempt runs once more on a
+        fresh worker: its child can kill the worker (same uid), but so can the machine (an
+        OOM kill elsewhere, an operator). Dying twice is the attempt's doing; a second run
+        that finishes shows the first death came from outside, and its result stands.
+        """
         with self._lock:
-            if not self.alive:
-                self.stop()
-                self.start()
-            assert self._proc and self._proc.stdin and self._sandbox
-            req = self._request(steps, source, final, tol)
-            oom_before = self._handle.oom_kills() if self._handle else 0
-            started = time.monotonic()
-            try:
-                self._proc.stdin.write((json.dumps(req) + "\n").encode())
-                self._proc.stdin.flush()
-                line = self._readline(self.timeout_s + 15.0)
-            except OSError:
-                line = None
-            raw = RawAttempt(seconds=time.monotonic() - started)
-            oom = bool(self._handle and self._handle.oom_kills() > oom_before)
-            reply: dict[str, Any] = {}
-            try:
-                reply = json.loads(line) if line else {}
-            except ValueError:
-                reply = {}
-            if not isinstance(reply, dict) or reply.get("id") != req["id"]:
-                # The worker died, hung or answered out of turn: the attempt's doing (it is the
-                # only untrusted code that ran). Start a clean worker for the next attempt.
-                raw.killed = "worker killed or hung during the attempt"
-                raw.timed_out = raw.seconds >= self.timeout_s
-                raw.memory = oom
-                self.stop()
-                return raw
-            raw.timed_out = bool(reply.get("timed_out"))
-            sig = reply.get("signal")
-            raw.memory = oom or reply.get("exit") == 3 or (sig == 9 and not raw.timed_out)
-            if sig is not None and not raw.timed_out:
-                raw.killed = f"signal {sig}"
-            return self._collect(self._sandbox, req["dir"], raw)
+            raw, died = self._execute_once(steps, source, final, tol)
+            if died:
+                raw, died = self._execute_once(steps, source, final, tol)
+            return raw
+
+    def _execute_once(
+        self, steps: list[dict[str, Any]], source: str, final: str, tol: float
+    ) -> tuple[RawAttempt, bool]:
+        """One attempt, and whether the worker died (not hung) during it."""
+        if not self.alive:
+            self.stop()
+            self.start()
+        assert self._proc and self._proc.stdin and self._sandbox
+        req = self._request(steps, source, final, tol)
+        oom_before = self._handle.oom_kills() if self._handle else 0
+        started = time.monotonic()
+        try:
+            self._proc.stdin.write((json.dumps(req) + "\n").encode())
+            self._proc.stdin.flush()
+            line = self._readline(self.timeout_s + 15.0)
+        except OSError:
+            line = None
+        raw = RawAttempt(seconds=time.monotonic() - started)
+        oom = bool(self._handle and self._handle.oom_kills() > oom_before)
+        reply: dict[str, Any] = {}
+        try:
+            reply = json.loads(line) if line else {}
+        except ValueError:
+            reply = {}
+        if not isinstance(reply, dict) or reply.get("id") != req["id"]:
+            # The worker died, hung or answered out of turn. Start a clean worker next time.
+            raw.killed = "worker killed or hung during the attempt"
+            raw.timed_out = raw.seconds >= self.timeout_s
+            raw.memory = oom
+            try:  # EOF on its stdout comes a moment before the exit can be reaped
+                self._proc.wait(0.5)
+            except subprocess.TimeoutExpired:
+                pass
+            died = not self.alive and not raw.timed_out and not oom
+            self.stop()
+            return raw, died
+        raw.timed_out = bool(reply.get("timed_out"))
+        sig = reply.get("signal")
+        raw.memory = oom or reply.get("exit") == 3 or (sig == 9 and not raw.timed_out)
+        if sig is not None and not raw.timed_out:
+            raw.killed = f"signal {sig}"
+        return self._collect(self._sandbox, req["dir"], raw), False
 
     def release(self) -> None:
         """Drop one reference; the last one stops the worker."""
