@@ -4,6 +4,12 @@ One attempt = one sandboxed run of ``_runner.py`` (see its docstring for the tru
 The host keeps the expected outputs of bundled tasks and compares them itself
 (:mod:`codegym.envs.codegen.compare`), so nothing the attempt does inside the sandbox can
 turn a wrong answer into a pass.
+
+The report comes back on the runner's stdout framed by a fresh nonce, which the runner has
+read out of its stdin (with the rest of its input) before any attempt code runs. The host
+accepts exactly one frame: two mean the nonce leaked, and any other text on that stdout
+means someone else wrote into the harness's pipe (the attempt, through ``/proc/<pid>/fd/1``
+of one of the runner's ancestors); both are flagged ``forged_results``.
 """
 
 from __future__ import annotations
@@ -115,6 +121,36 @@ def python_syntax_error(code: str) -> tuple[int, str] | None:
     return None
 
 
+def runner_stdin(spec: dict[str, Any], secret: bytes = b"") -> tuple[bytes, str]:
+    """The runner's stdin for ``spec`` (see ``_runner.read_input``) and the report's nonce.
+
+    ``secret`` (after the nonce) is what no process of the attempt may read: the runner
+    keeps it in one buffer that every forked child zeroes before it loads any code.
+    """
+    nonce = secrets.token_hex(16)
+    body = json.dumps(spec).encode()
+    full = nonce.encode() + secret
+    return str(len(body)).encode() + b" " + str(len(full)).encode() + b"\n" + body + full, nonce
+
+
+def read_report(stdout: str, nonce: str) -> tuple[dict[str, Any] | None, bool]:
+    """The runner's report in ``stdout`` and whether the stdout was tampered with.
+
+    The runner writes one frame and nothing else. Two or more frames (the nonce leaked) give
+    no report; any other text beside the one frame was written into the harness's stdout
+    by someone else. Either way the second value is True.
+    """
+    frames = list(re.finditer(re.escape(nonce) + r" (.*) " + re.escape(nonce), stdout))
+    if len(frames) != 1:
+        return None, bool(frames) or bool(stdout.strip())
+    m = frames[0]
+    try:
+        payload = json.loads(m.group(1))
+    except ValueError:
+        return None, True
+    return payload, bool((stdout[: m.start()] + stdout[m.end() :]).strip())
+
+
 def prepare(sandbox: Sandbox) -> Any:
     """Write the runner into a fresh sandbox and return the clean snapshot to restore."""
     sandbox.write_file(RUNNER_PATH, RUNNER_SOURCE)
@@ -177,28 +213,32 @@ def run_attempt(
         spec.update(code=code, entry_point=entry_point, test_code=test_code)
     else:
         spec.update(build=list(lang.build), run=list(lang.run))
-    nonce = secrets.token_hex(16)
-    body = json.dumps(spec).encode()
-    stdin = str(len(body)).encode() + b"\n" + body + nonce.encode() + b"\n"
+    stdin, nonce = runner_stdin(spec)
     budget = len(tests) * (timeout + 0.5) + (60 if lang.build else 5) + 10
     res = sandbox.run(["python3", "-I", RUNNER_PATH], timeout=budget, stdin=stdin)
-    m = re.search(re.escape(nonce) + r" (.*) " + re.escape(nonce), res.stdout)
-    if m is None:
-        if "bwrap:" in res.stderr[:200] or "OCI runtime" in res.stderr:
+    payload, tampered = read_report(res.stdout, nonce)
+    if payload is None:
+        if not tampered and ("bwrap:" in res.stderr[:200] or "OCI runtime" in res.stderr):
             raise InfraError(f"sandbox could not start the runner: {res.stderr[:300]}")
         # The attempt can kill its parent (same uid); that is its failure, flagged.
         why = "the grading harness was stopped before it reported (killed or exited early)"
+        flags = [] if res.timed_out else ["harness_exit"]
         if res.timed_out:
             why = "the attempt ran past the time limit of the whole run"
+        if tampered:
+            why = "the grading report was forged or garbled (text written into the harness's stdout)"
+            flags = ["forged_results"]
         return RunResult(
             [TestResult("timeout" if res.timed_out else "error", _expected(t), None, why) for t in tests],
             loaded=False,
             load_error="HarnessExit",
             load_trace=why,
-            flags=[] if res.timed_out else ["harness_exit"],
+            flags=flags,
         )
-    payload = json.loads(m.group(1))
-    return _compare(payload, tests, kind, float_tol, lang, bool(test_code))
+    result = _compare(payload, tests, kind, float_tol, lang, bool(test_code))
+    if tampered and "forged_results" not in result.flags:
+        result.flags.append("forged_results")
+    return result
 
 
 def _expected(test: dict[str, Any]) -> Any:
@@ -244,6 +284,8 @@ def _compare(
         flags.append("harness_exit")
     if meta.get("out_of_order") or meta.get("garbled") or forged:
         flags.append("forged_results")
+    if any(raw and raw.get("not_plain") for raw in payload["results"]):
+        flags.append("not_plain_return")
     result.flags = flags
     if "load_error" in meta:
         err = meta["load_error"]

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import ast
-import hashlib
 import json
+import random
 import re
 import secrets
 import statistics
@@ -15,7 +15,7 @@ from codegym.errors import InfraError, TaskFormatError
 
 from .audit import audit
 from .env import CodeGenEnv
-from .grading import RunResult, run_attempt
+from .grading import RunResult, read_report, run_attempt, runner_stdin
 
 #: Staged reward of programs that are not correct, by how far they got.
 R_NO_CODE, R_SYNTAX, R_RUNTIME, R_WRONG_BASE, R_WRONG_SPAN, R_CORRECT = 0.0, 0.05, 0.1, 0.1, 0.2, 0.4
@@ -61,15 +61,23 @@ class CodeOptimizationEnv(CodeGenEnv):
     of the code's own worker process, read by the runner from outside that process around
     each call once the worker has left the CPU (the code cannot patch or report it), calls
     interleaved (repeat -> test -> code, the codes' order rotated each repeat) so machine
-    drift hits every code alike, a short call (< 2 ms) made once untimed just before it is
-    timed (else it pays for the caches the previous code's long call evicted), each code's
-    cost the sum over optimisation tests of the minimum over ``repeats`` (contention only
-    ever adds time, so the minimum is the least noisy estimate of the code's own cost);
-    while some code's two fastest calls on a test still differ by more than 1%, more rounds
-    run, up to ``3 * repeats``. A call's reply carries the digest of its result, checked
-    against digests the runner receives only after every worker started, so a fake "done"
-    cannot cut a measurement short. The coefficient of variation over repeats is reported as
-    the noise (``verdict["noise_cv"]``).
+    drift hits every code alike, a short call (< 2 ms) preceded by an untimed call (else it
+    pays for the caches the previous code's long call evicted), each code's cost the sum over
+    optimisation tests of the minimum over ``repeats`` (contention only ever adds time, so
+    the minimum is the least noisy estimate of the code's own cost); while some code's two
+    fastest calls on a test still differ by more than 1%, more rounds run, up to ``3 *
+    repeats``.
+
+    No timed call can be answered from a cache: every timed call of a code gets arguments
+    none of its calls (in any of its processes) had before, drawn fresh for each grading from
+    the bundled problem's generator at the big size (every code gets the same ones, round by
+    round; see :func:`perf_inputs`; a problem whose big input is fixed, or a task without a
+    generator, is timed once). The arguments travel to the worker inside the timed window,
+    and the references' code with them lives only in the runner's secret buffer, which each
+    worker zeroes before it loads its code. Every code's results must match the expert's on
+    the same arguments (digests compared by the runner), so a fake "done" cannot cut a
+    measurement short. The coefficient of variation over repeats is reported as the noise
+    (``verdict["noise_cv"]``); it includes the cost differences between the drawn inputs.
 
     ## Action
     Text: the completion; the code is its last ```python block (or the raw text).
@@ -169,7 +177,9 @@ class CodeOptimizationEnv(CodeGenEnv):
             stage, rew = self._failure_stage(result)
             return self._done(rew, comp, self._feedback(task, result), spans, stage, flags)
         comp["correct"] = 1.0
+        self._bench_flags = []
         costs, noise = self._measure(task, code)
+        flags += self._bench_flags
         t_base, t_exp, t = costs[0], costs[1], costs[-1]
         if t is None:
             return self._done(R_RUNTIME, comp, "The function failed while being timed.", [], "bench_error", flags)
@@ -236,34 +246,48 @@ class CodeOptimizationEnv(CodeGenEnv):
         )
 
     def _measure(self, task: Task, code: str) -> tuple[list[int | None], float]:
-        """Costs (ns) of the references then the attempt, and the largest CV over repeats."""
+        """Costs (ns) of the references then the attempt, and the largest CV over repeats.
+
+        Sets ``self._bench_flags`` (``forged_results`` when the timing run's stdout was
+        tampered with; the attempt's cost is then None).
+        """
+        self._bench_flags: list[str] = []
         codes = references(task) + [code]
-        perf = task["perf_tests"]
+        rng = random.Random(secrets.randbits(64))
+        inputs = [perf_inputs(task, test, 1 + 2 * 3 * self.repeats, rng) for test in task["perf_tests"]]
+        replicas = min([2] + [len(timed) for _, timed in inputs])
+        code_bytes = [c.encode() for c in codes]
+        calls = [
+            [b"" if warm is None else json.dumps(warm).encode()] + [json.dumps(a).encode() for a in timed]
+            for warm, timed in inputs
+        ]
         spec = {
             "kind": "function",
             "tests": [],
             "timeout": self.perf_timeout,
             "bench": {
-                "codes": codes,
+                "code_bytes": [len(c) for c in code_bytes],
+                "variant_bytes": [[len(a) for a in test] for test in calls],
+                "reference": 1,  # the expert: every code's results must match its results
                 "entry_point": task["entry_point"],
-                "tests": [t["args"] for t in perf],
                 "repeats": self.repeats,
                 "max_repeats": 3 * self.repeats,
-                "replicas": 2,
+                "replicas": replicas,
                 "timeout": self.perf_timeout,
             },
         }
-        digests = " ".join(hashlib.sha256(json.dumps(t["expected"], sort_keys=True).encode()).hexdigest() for t in perf)
-        nonce = secrets.token_hex(16)
-        body = json.dumps(spec).encode()
-        stdin = str(len(body)).encode() + b"\n" + body + digests.encode() + b"\n" + nonce.encode() + b"\n"
-        budget = len(codes) * len(perf) * 2 * (3 * self.repeats + 1) * self.perf_timeout + 30  # +1: warm-ups
+        stdin, nonce = runner_stdin(spec, b"".join(code_bytes) + b"".join(a for test in calls for a in test))
+        budget = len(codes) * len(inputs) * 2 * (3 * self.repeats + 1) * self.perf_timeout + 30  # +1: warm-ups
         sb = self._ensure_sandbox()
         res = sb.run(["python3", "-I", ".cg_runner.py"], timeout=budget, stdin=stdin)
-        m = re.search(re.escape(nonce) + r" (.*) " + re.escape(nonce), res.stdout)
-        if m is None:
+        payload, tampered = read_report(res.stdout, nonce)
+        if tampered:
+            self._bench_flags.append("forged_results")
+        if payload is None:
+            if tampered:  # the report itself was forged or duplicated: nothing in it counts
+                return [None] * len(codes), 0.0
             raise InfraError(f"the timing run did not report: exit {res.exit_code}, {res.stderr[-300:]}")
-        raw = json.loads(m.group(1))["meta"].get("costs") or []
+        raw = payload["meta"].get("costs") or []
         costs: list[int | None] = []
         cvs = []
         for per_test in raw:
@@ -277,3 +301,52 @@ class CodeOptimizationEnv(CodeGenEnv):
         if costs[0] is None or costs[1] is None:
             raise InfraError(f"the baseline or the expert of {task.id!r} failed while being timed")
         return costs, max(cvs) if cvs else 0.0
+
+
+def _generator(task: Task) -> tuple[Any, int] | None:
+    """The bundled problem's input generator and big size, when ``task`` is that problem."""
+    from .problems import opt
+
+    if not _GENERATORS:
+        _GENERATORS.update({f"opt-{p.id}": p for p in opt.PROBLEMS})
+    p = _GENERATORS.get(task.id)
+    if p is None or p.baseline != task["baseline"] or len(task["perf_tests"]) != 1:
+        return None
+    return p.gen, p.big
+
+
+_GENERATORS: dict[str, Any] = {}
+
+
+def perf_inputs(task: Task, test: dict[str, Any], count: int, rng: random.Random) -> tuple[Any, list[Any]]:
+    """Arguments for timing one perf test: a warm-up call's (or None) and the timed calls'.
+
+    No two timed calls get equal arguments, and the warm-up's differ from all of them: a code
+    that caches results by argument (memoisation, a file, another process) gains nothing, as
+    every timed call is the first call on its arguments. A bundled problem draws up to
+    ``count`` fresh inputs of its big size from its generator (a problem whose big input is
+    fixed gets that one input, timed once); any other task times its perf test once, with its
+    largest correctness test as the warm-up.
+    """
+    found = _generator(task)
+    seen: set[str] = set()
+    drawn: list[Any] = []
+    if found is not None:
+        gen, big = found
+        for _ in range(2 * count):
+            args = gen(rng, big)
+            key = json.dumps(args)
+            if key not in seen:
+                seen.add(key)
+                drawn.append(args)
+                if len(drawn) >= count:
+                    break
+            elif len(drawn) == 1 and len(seen) == 1 and _ >= 3:
+                break  # a fixed big input: the generator gives nothing new
+    else:
+        drawn = [test["args"]]
+        seen = {json.dumps(test["args"])}
+    if len(drawn) >= 2:
+        return drawn[0], drawn[1:]
+    small = [t["args"] for t in task["tests"] if json.dumps(t["args"]) not in seen]
+    return (max(small, key=lambda a: len(json.dumps(a))) if small else None), drawn
