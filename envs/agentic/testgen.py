@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import secrets
 import shutil
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from codegym.core.extract import Extracted, extract_code
 from codegym.sandbox import Sandbox
 
 from .audit import CONFTEST, NETWORK
+from .disguise import disguise_repo
 from .patches import apply_patch, file_diff, is_runner_path, is_test_path, parse_diff
 from .repair import CodeRepairEnv
 from .repairtask import TestResults, prepare, run_pytest
@@ -32,6 +34,10 @@ class TestGenEnv(CodeRepairEnv):
     parses, imports no network module, and at least one test is collected), freezes them,
     and runs them on the buggy base, on the gold fix and on each mutant (a plausible wrong
     fix: the gold fix plus another injected bug that the task's hidden tests reject).
+    Tests are judged by the behaviour of the code, not its text: every one of those copies
+    is disguised before the tests run (``disguise.py``: each Python file a fix or mutant
+    touches gets a new text of the same meaning, drawn anew for every grading, and is
+    imported from bytecode only, with no source to read).
 
     ## Action
     ``harness="patch"`` (default): a Python test file (```python block; saved as
@@ -48,14 +54,16 @@ class TestGenEnv(CodeRepairEnv):
         fails_base  = some test fails on the buggy base
         passes_gold = every test passes on the gold fix
         kill_rate   = share of mutants on which some test fails
-        reward = 0                                     if not (qualified and passes_gold)
+        reward = 0                                     if not (qualified and passes_gold) or text_dependent
         reward = (fails_base + kill_rate) / 2          if the task has mutants
         reward = fails_base                            otherwise
 
     Components: ``qualified``, ``fails_base``, ``passes_gold``, ``kill_rate``. Tests that
     pass everywhere (``always_pass_tests``, when no test discriminates) or fail on the gold
     fix (``always_fail_tests``) are flagged in ``info["audit"]``, with per-test lists in
-    ``verdict``; flagged attempts earn 0.
+    ``verdict``; so are tests whose verdict on the base or the gold fix changes between the
+    copy as it is and its disguise (``text_dependent_tests``: they read the source's text or
+    hash); flagged attempts earn 0.
 
     ## Starting state
     The task's base repository with the fail-to-pass tests removed from the test files.
@@ -140,9 +148,16 @@ class TestGenEnv(CodeRepairEnv):
         return self._score(spec, runs, sorted(frozen), flags)
 
     def _run_variants(self, spec: Any, frozen: dict[str, str]) -> dict[str, TestResults]:
-        """Frozen tests on the base, the gold fix and each mutant (forks of one grader)."""
+        """Frozen tests on the base, the gold fix and each mutant (forks of one grader).
+
+        Every copy is disguised (``disguise.py``: same behaviour, new text drawn for this
+        grading, bytecode only) before the tests run; the base and the gold fix also run as
+        they are (``base@original``, ``gold@original``), to see which tests read text.
+        """
         grader = self.new_sandbox(self._tree)
         forks: list[Sandbox] = []
+        seed = secrets.randbits(32)
+        sources = _patched_sources([spec.gold_patch, *spec.mutants], spec.protected)
         try:
             for path, text in frozen.items():
                 grader.write_file(path, text)
@@ -150,14 +165,18 @@ class TestGenEnv(CodeRepairEnv):
                 f"mutant{i}": [spec.gold_patch, m] for i, m in enumerate(spec.mutants)
             }
             runs: dict[str, TestResults] = {}
-            for name, patches in variants.items():
+            for name, patches in [*variants.items(), ("base", [])]:
                 fork = grader.fork()
                 forks.append(fork)
-                ok = all(apply_patch(fork, p)[0] for p in patches)
-                runs[name] = (
-                    run_pytest(fork, sorted(frozen)) if ok else TestResults({}, {}, -1, False, f"{name} did not apply")
-                )
-            runs["base"] = run_pytest(grader, sorted(frozen))
+                if not all(apply_patch(fork, p)[0] for p in patches):
+                    runs[name] = TestResults({}, {}, -1, False, f"{name} did not apply")
+                    continue
+                if name in ("base", "gold"):
+                    original = fork.fork()
+                    forks.append(original)
+                    runs[f"{name}@original"] = run_pytest(original, sorted(frozen))
+                disguise_repo(fork, sources, seed + len(runs))
+                runs[name] = run_pytest(fork, sorted(frozen))
             return runs
         finally:
             for fork in forks:
@@ -168,6 +187,15 @@ class TestGenEnv(CodeRepairEnv):
         gold = runs["gold"]
         tests = sorted(n for n in gold.outcomes)
         mutants = sorted(k for k in runs if k.startswith("mutant"))
+        # A test judged by behaviour gives one verdict on a copy and on its disguise.
+        text_dependent = [
+            n
+            for n in tests
+            if any(
+                f"{k}@original" in runs and runs[k].passed(n) != runs[f"{k}@original"].passed(n)
+                for k in ("base", "gold")
+            )
+        ]
         qualified = bool(tests) and gold.problem == ""
         if not tests:
             return self._zero("no tests were collected from " + ", ".join(files), {"qualified": False}, flags)
@@ -181,7 +209,9 @@ class TestGenEnv(CodeRepairEnv):
             flags.append("always_fail_tests")
         if tests and len(always_pass) == len(tests):
             flags.append("always_pass_tests")
-        if not (qualified and passes_gold):
+        if text_dependent:
+            flags.append("text_dependent_tests")
+        if not (qualified and passes_gold) or text_dependent:
             reward = 0.0
         else:
             reward = (float(fails_base) + kill_rate) / 2 if mutants else float(fails_base)
@@ -200,6 +230,7 @@ class TestGenEnv(CodeRepairEnv):
             "mutants": len(mutants),
             "always_pass": always_pass,
             "always_fail": always_fail,
+            "text_dependent": text_dependent,
             "files": files,
         }
         lines = [
@@ -210,6 +241,11 @@ class TestGenEnv(CodeRepairEnv):
             lines.append("these fail even on the fixed code: " + ", ".join(always_fail[:10]))
         if always_pass:
             lines.append("these pass everywhere (they test nothing about the issue): " + ", ".join(always_pass[:10]))
+        if text_dependent:
+            lines.append(
+                "these judge the source text, not its behaviour (their verdict changed on a copy with the same "
+                "behaviour and other text): " + ", ".join(text_dependent[:10])
+            )
         return Outcome(reward, components, feedback="\n".join(lines), verdict=verdict, audit_flags=flags)
 
     def _zero(self, feedback: str, verdict: dict[str, Any], flags: list[str] | None = None) -> Outcome:
@@ -240,6 +276,12 @@ class TestGenEnv(CodeRepairEnv):
         from .repair import gold_for_harness
 
         return gold_for_harness(self.harness, patch)
+
+
+def _patched_sources(patches: list[str], protected: tuple[str, ...]) -> list[str]:
+    """The Python source files (not tests) that any of ``patches`` touches: the only text that differs."""
+    paths = {f.path for p in patches for f in parse_diff(p) if f.status != "deleted"}
+    return sorted(p for p in paths if p.endswith(".py") and not is_test_path(p, protected) and not is_runner_path(p))
 
 
 def _qualify(frozen: dict[str, str]) -> list[str]:
