@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import re
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -33,6 +34,9 @@ from codegym.core.tasks import Task, TaskSet
 from codegym.errors import InfraError, did_you_mean
 
 log = logging.getLogger(__name__)
+
+#: A UTF-16 surrogate code point: never a character of valid text (it cannot be encoded as UTF-8).
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 RESET_OPTIONS = ("task_id", "split", "difficulty")
 
@@ -237,7 +241,8 @@ class CodeEnv(gym.Env[Any, str]):
             )
             action = ""
         else:
-            outcome = self._safe_grade(action)
+            refused = self._refuse(action)
+            outcome = refused if refused is not None else self._safe_grade(action)
         terminated = bool(outcome.terminated)
         truncated = not terminated and episode.turn >= self.max_turns
         episode.done = terminated or truncated
@@ -254,6 +259,29 @@ class CodeEnv(gym.Env[Any, str]):
         if self.record_timing:
             info["timing"] = {"step_s": time.perf_counter() - started}
         return obs, float(outcome.reward), terminated, truncated, info
+
+    def _refuse(self, action: str) -> Outcome | None:
+        """The floor outcome of an action no family may grade, or None to grade it.
+
+        Refused before any grading work (a wasted turn in a multi-turn episode, like a
+        non-text action): an action longer than the action space allows, and text with lone
+        surrogates (not Unicode scalar values: it cannot be encoded as UTF-8, so no file,
+        program or renderer could take it). NUL characters are legal text: each family
+        handles them as the attempt's failure (a compiler's or a shell's error).
+        """
+        if len(action) > self.max_action_length:
+            feedback = f"the action is {len(action)} characters long; this env takes at most {self.max_action_length}"
+            verdict = {"error": "action too long", "length": len(action), "max_length": self.max_action_length}
+        else:
+            bad = _SURROGATE.search(action)
+            if bad is None:
+                return None
+            feedback = (
+                f"the action holds a lone surrogate (U+{ord(bad.group()):04X} at character {bad.start()}): "
+                "it is not valid Unicode text and cannot be encoded as UTF-8"
+            )
+            verdict = {"error": "action is not valid Unicode", "at": bad.start()}
+        return Outcome(self.floor_reward, feedback=feedback, verdict=verdict, terminated=self.max_turns == 1)
 
     def _safe_grade(self, action: str) -> Outcome:
         try:

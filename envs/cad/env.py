@@ -325,14 +325,18 @@ class TextToCADEnv(CodeEnv):
         except (SyntaxError, ValueError) as exc:
             msg = f"SyntaxError: {getattr(exc, 'msg', exc)} (line {getattr(exc, 'lineno', '?')})"
             return self._floor(msg, {"error": "syntax"}, flags)
+        except RecursionError:
+            return self._floor(_TOO_DEEP, {"error": "syntax"}, flags)
         if steps is None:
             try:
                 ast.parse(code)
             except (SyntaxError, ValueError) as exc:
                 return self._floor(f"SyntaxError: {getattr(exc, 'msg', exc)}", {"error": "syntax"}, flags)
+            except RecursionError:
+                return self._floor(_TOO_DEEP, {"error": "syntax"}, flags)
             req = [{"code": code, "snap": None}]
         else:
-            req = [{"code": s.code, "snap": s.snap} for s in steps]
+            req = [{"code": s.code, "snap": s.snap, "line": s.line} for s in steps]
         t0 = time.perf_counter()
         raw = self._runner().execute(req, code, "result", TESS_TOL)
         self._add_time("execution", time.perf_counter() - t0)
@@ -448,6 +452,10 @@ class TextToCADEnv(CodeEnv):
     def _add_time(self, name: str, seconds: float) -> None:
         self.timing[name] = self.timing.get(name, 0.0) + seconds
 
+    def _next_observation(self, outcome: Outcome) -> dict[str, Any]:
+        # An action refused before grading (not text, too long): the feedback and the last views.
+        return {"text": outcome.feedback, "image": self._image()}
+
     def step(self, action: str) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Grade one action (see the class docstring); ``info["views_png"]`` holds the views."""
         self.timing = {}
@@ -506,9 +514,16 @@ def _classify(action: str, multi: bool) -> tuple[Any, tuple[str, str] | None]:
     if code is not None:
         try:
             ast.parse(code.code)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError):
             return None, ("revise", action.strip()[:200])
     return code, verdict
+
+
+#: Feedback for code Python's compiler cannot build (a chain or expression nested too deeply).
+_TOO_DEEP = (
+    "SyntaxError: the code is nested too deeply for Python to compile (RecursionError); "
+    "split long method chains and expressions into several statements."
+)
 
 
 def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:

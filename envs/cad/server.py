@@ -5,7 +5,8 @@ the kernel up, makes itself non-dumpable (so the attempts it forks cannot ptrace
 read its memory and pipes through ``/proc``), prints ``ready`` and then serves one JSON
 request per line on stdin:
 
-``{"id", "dir", "steps": [{"code", "snap"}], "final", "timeout", "cpu", "mem_mb", "tol"}``
+``{"id", "dir", "steps": [{"code", "snap", "line"}], "final", "timeout", "cpu", "mem_mb", "tol"}``
+(``line``: where the step's code starts in the attempt, for its tracebacks; default 1)
 
 For each request it forks a child (cadquery already imported: the fork is warm), and the
 child, in a new session, with CPU and address-space rlimits, stdout/stderr sent to a file
@@ -18,6 +19,7 @@ killed, so nothing an attempt starts can touch the next one. The reply line says
 child ended. ``--once`` serves a single request in-process (the cold baseline).
 """
 
+import ast
 import ctypes
 import json
 import linecache
@@ -166,7 +168,7 @@ def run_attempt(req):
     prev = None
     for i, step in enumerate(req["steps"]):
         try:
-            exec(compile(step["code"], "<attempt>", "exec"), ns)  # noqa: S102 - this is the sandbox
+            exec(_compiled(step), ns)  # noqa: S102 - this is the sandbox
         except BaseException as exc:  # noqa: BLE001 - the attempt's error is the feedback
             meta["error"] = _trace(exc)
             meta["error_step"] = i
@@ -208,6 +210,16 @@ def run_attempt(req):
     np.savez(os.path.join(out_dir, "mesh.npz"), **arrays)
     with open(os.path.join(out_dir, "meta.json"), "w") as f:
         json.dump(meta, f)
+
+
+def _compiled(step):
+    """The step's code object, its line numbers those of the attempt (no blank-line padding)."""
+    line = step.get("line", 1)
+    if not isinstance(line, int) or line <= 1:
+        return compile(step["code"], "<attempt>", "exec")
+    tree = ast.parse(step["code"], "<attempt>")
+    ast.increment_lineno(tree, line - 1)
+    return compile(tree, "<attempt>", "exec")
 
 
 def _trace(exc):

@@ -4,7 +4,10 @@ Done on the host, so the spans that token rewards land on never come from the sa
 Every top-level statement is a step; a statement whose value is a method chain
 (``cq.Workplane().box(...).faces(">Z").hole(3)``) becomes one step per call in the chain,
 evaluated into a temporary in the same order Python would, so the semantics do not change.
-Each step's code is padded with blank lines so tracebacks show the user's line numbers.
+Each step carries the line it starts on; the worker compiles it there, so tracebacks show
+the user's line numbers. (The steps used to be padded with that many blank lines: an
+action of many short lines then cost memory quadratic in its length.) Splitting costs time
+and memory linear in the code's length.
 """
 
 from __future__ import annotations
@@ -51,16 +54,18 @@ class Step:
     """One executable step.
 
     Attributes:
-        code: Python source to ``exec`` (padded to the original line numbers).
+        code: Python source to ``exec``; its first line is line ``line`` of the code.
         snap: variable whose geometry is scored after the step (None: no score).
         start: character offset of the step's span in the code.
         end: end offset (exclusive).
+        line: 1-based line of the code where ``code`` starts (the worker compiles it there).
     """
 
     code: str
     snap: str | None
     start: int
     end: int
+    line: int = 1
 
 
 def split_steps(code: str) -> list[Step]:
@@ -71,13 +76,19 @@ def split_steps(code: str) -> list[Step]:
     for ln in lines:
         starts.append(starts[-1] + len(ln))
 
-    def offset(lineno: int, col: int) -> int:
-        # ast columns count UTF-8 bytes; spans are in characters.
-        line = lines[lineno - 1] if lineno - 1 < len(lines) else ""
-        return starts[lineno - 1] + len(line.encode("utf-8")[:col].decode("utf-8", "replace"))
+    chars: dict[int, list[int]] = {}  # line -> character index of each UTF-8 byte (non-ASCII lines)
 
-    def pad(lineno: int, src: str) -> str:
-        return "\n" * (lineno - 1) + src
+    def offset(lineno: int, col: int) -> int:
+        # ast columns count UTF-8 bytes; spans are in characters. A line's byte-to-character
+        # map is built once: many statements on one long line stay linear.
+        line = lines[lineno - 1] if lineno - 1 < len(lines) else ""
+        if line.isascii():
+            return starts[lineno - 1] + min(col, len(line))
+        if lineno not in chars:
+            chars[lineno] = [i for i, ch in enumerate(line) for _ in range(len(ch.encode("utf-8", "surrogatepass")))]
+            chars[lineno].append(len(line))
+        table = chars[lineno]
+        return starts[lineno - 1] + table[min(col, len(table) - 1)]
 
     steps: list[Step] = []
     for stmt in tree.body:
@@ -86,20 +97,20 @@ def split_steps(code: str) -> list[Step]:
         value = getattr(stmt, "value", None)
         links = _chain(value) if target is not None and value is not None else []
         if len(links) < 2:
-            steps.append(Step(pad(stmt.lineno, code[s0:s1]), _assigned(stmt), s0, s1))
+            steps.append(Step(code[s0:s1], _assigned(stmt), s0, s1, stmt.lineno))
             continue
         base = links[0]
         b0, b1 = offset(base.lineno, base.col_offset), offset(base.end_lineno or 0, base.end_col_offset or 0)
-        steps.append(Step(pad(base.lineno, f"{TMP} = ({code[b0:b1]})"), TMP, b0, b1))
+        steps.append(Step(f"{TMP} = ({code[b0:b1]})", TMP, b0, b1, base.lineno))
         prev_end, prev_line = b1, base.end_lineno or base.lineno
         for link in links[1:]:
             e = offset(link.end_lineno or 0, link.end_col_offset or 0)
             text = code[prev_end:e]
             # The span starts at the call's dot, not at the line break and indent before it.
             lead = len(text) - len(text.lstrip())
-            steps.append(Step(pad(prev_line, f"{TMP} = ({TMP}{text})"), TMP, prev_end + lead, e))
+            steps.append(Step(f"{TMP} = ({TMP}{text})", TMP, prev_end + lead, e, prev_line))
             prev_end, prev_line = e, link.end_lineno or prev_line
-        steps.append(Step(f"{target} = {TMP}\ndel {TMP}\n", None, s1, s1))
+        steps.append(Step(f"{target} = {TMP}\ndel {TMP}\n", None, s1, s1, stmt.end_lineno or stmt.lineno))
     return steps
 
 
@@ -136,7 +147,7 @@ def audit_code(code: str) -> list[str]:
     """Static audit flags of ``code`` (never raises; unparsable code has none)."""
     try:
         tree = ast.parse(code)
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError):
         return []
     flags: set[str] = set()
     for node in ast.walk(tree):

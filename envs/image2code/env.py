@@ -19,7 +19,7 @@ from codegym.sandbox import Sandbox, create
 from . import tikz
 from .grading import blank_canvas, grade_render
 from .render import RenderResult, install_worker, render_svg
-from .svgsplit import screen_svg
+from .svgsplit import screen_raster, screen_svg
 from .tasks import TargetCache, complete_task_data, default_cache_dir, image_folder_tasks, is_image_folder, load_image
 
 #: Audit flags raised when the renderer was driven into its limits.
@@ -297,13 +297,18 @@ class ImageToSVGEnv(ImageToCodeEnv):
         return (
             f"Write an SVG document that reproduces the target image ({w}x{h} pixels, white background). "
             f'Use viewBox="0 0 {w} {h}"; draw with rect, circle, ellipse, line, polyline, polygon, path '
-            "and text elements. External files and URLs are not available. "
+            "and text elements. External files, URLs and embedded pictures are not available. "
             "Answer with the SVG in a ```svg fenced block."
         )
 
     def screen(self, code: str) -> list[tuple[str, str]]:
-        """Blocked constructs: entities/DTDs and external references."""
-        return screen_svg(code)
+        """Blocked constructs: entities/DTDs, external references and raster pictures.
+
+        A picture (``<image>``, ``<foreignObject>``, ``<feImage>``, ``data:`` URLs) would let
+        the answer paste the target's pixels instead of drawing it: flagged ``raster_image``,
+        floor reward.
+        """
+        return screen_svg(code) + screen_raster(code)
 
     def _on_new_sandbox(self, sandbox: Sandbox) -> None:
         install_worker(sandbox)

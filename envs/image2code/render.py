@@ -82,7 +82,8 @@ def render_svg(
     """
     elements = split_svg(code)
     doc, spans = annotate(code, elements)
-    job = {"doc": doc, "spans": spans, "size": list(size), "progress": progress}
+    open_tags = elements[0].open_tags if elements else []
+    job = {"doc": doc, "spans": spans, "open_tags": open_tags, "size": list(size), "progress": progress}
     sandbox.write_file("job.json", json.dumps(job))
     res = sandbox.run(["python3", WORKER_NAME, "job.json"], timeout=timeout)
     plain_spans = [(e.start, e.end) for e in elements]

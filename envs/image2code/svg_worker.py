@@ -1,10 +1,11 @@
 """SVG render worker: runs INSIDE the sandbox, one process per grading (stdlib + cairosvg).
 
 Reads a job (JSON file named by argv[1]) holding the annotated document, the element spans
-and the output size; writes ``frames.raw`` (the distinct frames, cairo's BGRA rows one
-after another: no image encoding, and no numpy import to pay for) and prints a JSON
-report with their geometry and, for each element the index of the frame after it (or -1 when it failed), the final
-frame, and error messages.
+(each with its own end tag and where it sits in the shared table of open elements, from
+which its closed prefix's end tags are built) and the output size; writes ``frames.raw``
+(the distinct frames, cairo's BGRA rows one after another: no image encoding, and no numpy
+import to pay for) and prints a JSON report with their geometry and, for each element the
+index of the frame after it (or -1 when it failed), the final frame, and error messages.
 
 Fast path: the whole document is parsed once and drawn onto ONE cairo surface; after each
 split element is drawn, the surface's pixels are copied out (no PNG encoding). A prefix
@@ -96,6 +97,17 @@ def main():
     """Run the job named by argv[1]; see the module docstring."""
     job = json.load(open(sys.argv[1]))
     doc, spans, size = job["doc"], job["spans"], tuple(job["size"])
+    open_tags = job.get("open_tags", [])
+
+    def closers(k):
+        """End tags closing the prefix that ends with element ``k`` (own tag, then the open ones)."""
+        own, at = spans[k][2]
+        out = [own]
+        while at >= 0:
+            name, at = open_tags[at]
+            out.append(f"</{name}>")
+        return "".join(out)
+
     frames, index = [], {}
     failed, stale = {}, set()
 
@@ -117,7 +129,7 @@ def main():
         end = spans[upto][1] if upto is not None else len(doc)
         out.append(doc[last:end])
         if upto is not None:
-            out.append(spans[upto][2])
+            out.append(closers(upto))
         return "".join(out)
 
     def on_frame(k, img, grouped):

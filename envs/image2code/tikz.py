@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -65,14 +65,26 @@ class Command:
         start: offset of its first character in the code.
         end: offset just past its ``;`` (or its ``\foreach`` body).
         closers: what closes it when it was cut off (braces, ``;``), else "".
-        scopes: ``\end{...}`` of the scopes still open after it.
+        open_at: the scopes still open after it, as an index into ``open_scopes`` (-1: none).
+        open_scopes: ``(name, parent index)`` of every scope that was ever open, shared by the
+            commands of one split (a persistent stack: linear memory however deep they nest).
 
     """
 
     start: int
     end: int
     closers: str
-    scopes: str
+    open_at: int = -1
+    open_scopes: list[tuple[str, int]] = field(default_factory=list, compare=False, repr=False)
+
+    @property
+    def scopes(self) -> str:
+        r"""``\end{...}`` of the scopes still open after it."""
+        out, at = [], self.open_at
+        while at >= 0:
+            name, at = self.open_scopes[at]
+            out.append(f"\\end{{{name}}}")
+        return "".join(out)
 
 
 def parse_picture(code: str) -> Picture:
@@ -120,7 +132,12 @@ def split_tikz(code: str, picture: Picture | None = None) -> list[Command]:
     pic = picture or parse_picture(code)
     text, base = pic.body, pic.body_start
     out: list[Command] = []
-    scopes: list[str] = []
+    scopes: list[tuple[str, int]] = []  # (name, index into open_scopes)
+    open_scopes: list[tuple[str, int]] = []
+
+    def top() -> int:
+        return scopes[-1][1] if scopes else -1
+
     i, n = 0, len(text)
     while i < n:
         c = text[i]
@@ -134,14 +151,15 @@ def split_tikz(code: str, picture: Picture | None = None) -> list[Command]:
         m = _STRUCT.match(text, i)
         if m:
             if m.group(1) == "begin":
-                scopes.append(m.group(2))
+                open_scopes.append((m.group(2), top()))
+                scopes.append((m.group(2), len(open_scopes) - 1))
                 i = m.end()
                 while i < n and text[i] in " \t":
                     i += 1
                 if i < n and text[i] == "[":
                     i = min(n, _match(text, i, "[", "]") + 1)
             else:
-                if scopes and scopes[-1] == m.group(2):
+                if scopes and scopes[-1][0] == m.group(2):
                     scopes.pop()
                 i = m.end()
             continue
@@ -171,16 +189,36 @@ def split_tikz(code: str, picture: Picture | None = None) -> list[Command]:
                 ended = True
                 break
         end = min(i, n)
-        if ended:
-            out.append(Command(base + start, base + end, "", _ends(scopes)))
-        else:  # cut off at the end of the text: close what is open
-            closers = "}" * depth + ";"
-            out.append(Command(base + start, base + end, closers, _ends(scopes)))
+        closers = "" if ended else "}" * depth + ";"  # cut off at the end of the text: close what is open
+        out.append(Command(base + start, base + end, closers, top(), open_scopes))
     return out
 
 
-def _ends(scopes: list[str]) -> str:
-    return "".join(f"\\end{{{s}}}" for s in reversed(scopes))
+#: Most prefix pages of one grading (each page holds the picture up to a command).
+MAX_PAGES = 256
+#: Most characters of picture text all prefix pages of one grading hold together.
+MAX_PREFIX_TEXT = 2_000_000
+
+
+def progress_commands(cmds: list[Command], body_length: int) -> list[Command]:
+    """The commands credited one by one: ``cmds``, or runs of them merged when there are many.
+
+    Every prefix page repeats the picture up to its command, so a page per command would
+    make the LaTeX job (and the host's work writing it) quadratic in the action's length.
+    At most ``min(MAX_PAGES, MAX_PREFIX_TEXT // body_length)`` pages are made (at least
+    one): consecutive commands are merged into that many runs, each credited as one
+    element spanning its commands. The bundled tasks have a few dozen commands at most.
+    """
+    pages = max(1, min(MAX_PAGES, MAX_PREFIX_TEXT // max(1, body_length)))
+    if len(cmds) <= pages:
+        return cmds
+    n = len(cmds)
+    out, first = [], 0
+    for g in range(pages):
+        last = (g + 1) * n // pages - 1
+        out.append(replace(cmds[last], start=cmds[first].start))
+        first = last + 1
+    return out
 
 
 # --------------------------------------------------------------------------- screening
@@ -305,7 +343,7 @@ def render_tikz(
     program's compile errors, reported with the line in ``code``.
     """
     pic = parse_picture(code)
-    cmds = split_tikz(code, pic)
+    cmds = progress_commands(split_tikz(code, pic), len(pic.body)) if progress else []
     spans = [(c.start, c.end) for c in cmds]
     failed: dict[int, str] = {}
     frames: list[np.ndarray | None] = [None] * len(cmds)
