@@ -19,6 +19,10 @@ FORGED_OUTPUT = "forged_test_output"
 READ_HIDDEN = "read_hidden_tests"
 GIT_FUTURE = "git_history_probe"
 NETWORK = "network_use"
+#: Raised by the graders, not by this module: the graded test run itself showed tampering
+#: (planted tests reported wrongly, graded tests or test files gone, an early exit; see
+#: ``pytest_report.Sentinels``). The text checks here are extra signals; that one is behaviour.
+TAMPERED_RUNNER = "tampered_runner"
 
 _HIDDEN_PATHS = re.compile(
     r"(?<![\w./-])(/tests|/solution|/oracle|/verifier|/task)\b|\.\./+(tests|solution)\b|\bsolution/(solve\.sh|fix\.patch)"

@@ -9,10 +9,10 @@ from codegym.core import Outcome, Task
 from codegym.core.extract import Extracted
 from codegym.sandbox import Sandbox
 
-from .audit import audit_patch
+from .audit import TAMPERED_RUNNER, audit_patch
 from .base import AgenticEnv
 from .patches import FileDiff, apply_patch, is_state_path, is_test_path, join, parse_diff
-from .repairtask import RepairSpec, install_hidden_tests, prepare, run_pytest, spec_of, summarize
+from .repairtask import RepairSpec, install_hidden_tests, prepare, run_pytest, run_pytest_guarded, spec_of, summarize
 from .repo import EXCLUDES
 
 #: Most hunks scored by leave-one-out (each costs one test run).
@@ -39,7 +39,13 @@ class CodeRepairEnv(AgenticEnv):
     ## Reward
     Graded by SWE-bench's rules on a fresh sandbox at the base commit: the attempt's diff
     minus every edit to test files (and conftest / runner files), then the hidden tests,
-    then pytest with a report plugin (structured results, cross-checked with the exit code)::
+    then pytest with a report plugin (structured results, cross-checked with the exit code).
+    The run also holds tests planted for it alone (random names, in a random new file in a
+    test folder, some that must fail, some that must pass): if one is reported wrongly or
+    vanishes, a graded test vanishes without a collection error, the test files change
+    during the run, or pytest exits 0 without finishing, the code under test tampered with
+    the runner and the attempt is flagged ``tampered_runner`` (``verdict["tampered"]`` says
+    how), whatever its code looks like::
 
         reward = f2p_passed / len(FAIL_TO_PASS)   if every PASS_TO_PASS test passes, else 0
         reward = 0                                if info["audit"]["flags"] is not empty
@@ -145,8 +151,13 @@ class CodeRepairEnv(AgenticEnv):
                         verdict={"error": "replay_failed"},
                         audit_flags=flags,
                     )
-            summary = summarize(spec, run_pytest(grader, spec.targets))
-            spans = self._hunk_credit(spec, credit_envs, summary["f2p_frac"])
+            results, tampered = run_pytest_guarded(grader, spec.targets, [*spec.f2p, *spec.p2p])
+            summary = summarize(spec, results)
+            if tampered:  # nothing to credit: the forks are closed below, unrun
+                flags = sorted({*flags, TAMPERED_RUNNER})
+                spans = []
+            else:
+                spans = self._hunk_credit(spec, credit_envs, summary["f2p_frac"])
         finally:
             for *_, variant in credit_envs:
                 if variant is not None:
@@ -166,10 +177,14 @@ class CodeRepairEnv(AgenticEnv):
             "reverted_test_files": dropped,
             "tests_valid": summary["tests_valid"],
         }
+        feedback = self._feedback(spec, summary, dropped)
+        if tampered:
+            verdict["tampered"] = tampered
+            feedback += f"\nthe test run was tampered with: {tampered}; this attempt earns nothing"
         return Outcome(
             summary["reward"],
             components,
-            feedback=self._feedback(spec, summary, dropped),
+            feedback=feedback,
             token_rewards=spans,
             verdict=verdict,
             audit_flags=flags,

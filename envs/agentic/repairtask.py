@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from codegym.errors import TaskFormatError
 from codegym.sandbox import Sandbox
 
 from .patches import apply_patch, parse_diff
-from .pytest_report import PytestRun, TestResults, parse_report
+from .pytest_report import PytestRun, Sentinels, TestResults, parse_report
 from .repo import STATE_DIR, prepare_from_folder, prepare_from_mirror
 
 #: Seconds a graded pytest run may take.
@@ -166,6 +167,44 @@ def run_pytest(
     except Exception:  # noqa: BLE001 - no report: missing evidence, judged as failure below
         raw = None
     return parse_report(raw, res.exit_code, res.timed_out)
+
+
+def run_pytest_guarded(
+    sb: Sandbox, targets: list[str], known: list[str], timeout: float = TEST_TIMEOUT
+) -> tuple[TestResults, str]:
+    """:func:`run_pytest` with planted tests and a check of the test files; (results, tampering).
+
+    Plants :class:`~.pytest_report.Sentinels` beside ``targets`` (drawn now, for this run
+    only), runs them with the targets, checks that every planted test was reported as it
+    must be, that every id in ``known`` was collected (or its file failed to collect), and
+    that the run left the test files as they were. Returns the results without the planted
+    tests, and '' or why the run was tampered with (TestGen and CodeRepair share this).
+    """
+    sentinels = Sentinels.plant(targets, known)
+    for path, text in sentinels.files.items():
+        sb.write_file(path, text)
+    watched = [*targets, *sentinels.files]
+    before = _digests(sb, watched, timeout)
+    results = run_pytest(sb, sentinels.arrange(targets), timeout)
+    problem = sentinels.check(results, known)
+    if not problem and results.reported:
+        after = _digests(sb, watched, timeout)
+        changed = [p for p in watched if before.get(p) != after.get(p)]
+        if changed:
+            problem = f"the run changed or deleted test files: {', '.join(changed[:5])}"
+    sb.run("rm -f -- " + " ".join(shlex.quote(p) for p in sentinels.files), timeout=timeout)
+    return sentinels.strip(results), problem
+
+
+def _digests(sb: Sandbox, paths: list[str], timeout: float) -> dict[str, str]:
+    """sha256 of each file of ``paths`` that exists in the work dir."""
+    res = sb.run("sha256sum -- " + " ".join(shlex.quote(p) for p in paths) + " 2>/dev/null", timeout=timeout)
+    digests = {}
+    for line in res.stdout.splitlines():
+        digest, _, path = line.partition("  ")
+        if path:
+            digests[path] = digest
+    return digests
 
 
 def summarize(spec: RepairSpec, results: TestResults) -> dict[str, Any]:
