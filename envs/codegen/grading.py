@@ -213,10 +213,15 @@ def run_attempt(
         spec.update(code=code, entry_point=entry_point, test_code=test_code)
     else:
         spec.update(build=list(lang.build), run=list(lang.run))
-    stdin, nonce = runner_stdin(spec)
     budget = len(tests) * (timeout + 0.5) + (60 if lang.build else 5) + 10
-    res = sandbox.run(["python3", "-I", RUNNER_PATH], timeout=budget, stdin=stdin)
-    payload, tampered = read_report(res.stdout, nonce)
+    for retry in (True, False):
+        stdin, nonce = runner_stdin(spec)
+        res = sandbox.run(["python3", "-I", RUNNER_PATH], timeout=budget, stdin=stdin)
+        payload, tampered = read_report(res.stdout, nonce)
+        # A runner that died without a word may have been killed by the attempt (same uid)
+        # or from outside (the machine, an operator): once more. Dying twice is the attempt's.
+        if payload is not None or tampered or res.timed_out or res.oom_killed or not retry:
+            break
     if payload is None:
         if not tampered and ("bwrap:" in res.stderr[:200] or "OCI runtime" in res.stderr):
             raise InfraError(f"sandbox could not start the runner: {res.stderr[:300]}")

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from codegym.core import Outcome, Task, extract_code
 from codegym.errors import InfraError, TaskFormatError
+from codegym.sandbox import ExecResult
 
 from .audit import audit
 from .env import CodeGenEnv
@@ -248,11 +249,45 @@ class CodeOptimizationEnv(CodeGenEnv):
     def _measure(self, task: Task, code: str) -> tuple[list[int | None], float]:
         """Costs (ns) of the references then the attempt, and the largest CV over repeats.
 
-        Sets ``self._bench_flags`` (``forged_results`` when the timing run's stdout was
-        tampered with; the attempt's cost is then None).
+        Sets ``self._bench_flags``: ``forged_results`` when the timing run's stdout was
+        tampered with, ``harness_exit`` when it died twice while the references alone time
+        fine (the attempt's cost is then None). Failing with the references alone too is
+        the machine's fault: InfraError.
         """
         self._bench_flags: list[str] = []
         codes = references(task) + [code]
+        res, payload, tampered = self._bench(task, codes)
+        if not tampered and not _timed_all(payload) and not res.timed_out and not res.oom_killed:
+            # The runner or a reference's worker died without a word. The attempt can kill
+            # them (same uid), and so can the machine: once more, then judge who it was.
+            res, payload, tampered = self._bench(task, codes)
+        if tampered:
+            self._bench_flags.append("forged_results")
+            if not _timed_all(payload):  # the report was forged or duplicated: nothing in it counts
+                return [None] * len(codes), 0.0
+        elif not _timed_all(payload):
+            if _timed_all(self._bench(task, codes[:-1])[1]):  # the references alone are timed fine
+                self._bench_flags += [] if res.timed_out else ["harness_exit"]
+                return [None] * len(codes), 0.0
+            if payload is None:
+                raise InfraError(f"the timing run did not report: exit {res.exit_code}, {res.stderr[-300:]}")
+            raise InfraError(f"the baseline or the expert of {task.id!r} failed while being timed")
+        assert payload is not None
+        raw = payload["meta"].get("costs") or []
+        costs: list[int | None] = []
+        cvs = []
+        for per_test in raw:
+            if per_test is None:
+                costs.append(None)
+                continue
+            costs.append(int(sum(min(ns) for ns in per_test)))
+            totals = [sum(rep) for rep in zip(*per_test, strict=True)]
+            if len(totals) > 1 and statistics.mean(totals) > 0:
+                cvs.append(statistics.stdev(totals) / statistics.mean(totals))
+        return costs, max(cvs) if cvs else 0.0
+
+    def _bench(self, task: Task, codes: list[str]) -> tuple[ExecResult, dict[str, Any] | None, bool]:
+        """One timing run of ``codes`` (the expert second) on fresh inputs: the run, its report, tampering."""
         rng = random.Random(secrets.randbits(64))
         inputs = [perf_inputs(task, test, 1 + 2 * 3 * self.repeats, rng) for test in task["perf_tests"]]
         replicas = min([2] + [len(timed) for _, timed in inputs])
@@ -281,26 +316,15 @@ class CodeOptimizationEnv(CodeGenEnv):
         sb = self._ensure_sandbox()
         res = sb.run(["python3", "-I", ".cg_runner.py"], timeout=budget, stdin=stdin)
         payload, tampered = read_report(res.stdout, nonce)
-        if tampered:
-            self._bench_flags.append("forged_results")
-        if payload is None:
-            if tampered:  # the report itself was forged or duplicated: nothing in it counts
-                return [None] * len(codes), 0.0
-            raise InfraError(f"the timing run did not report: exit {res.exit_code}, {res.stderr[-300:]}")
-        raw = payload["meta"].get("costs") or []
-        costs: list[int | None] = []
-        cvs = []
-        for per_test in raw:
-            if per_test is None:
-                costs.append(None)
-                continue
-            costs.append(int(sum(min(ns) for ns in per_test)))
-            totals = [sum(rep) for rep in zip(*per_test, strict=True)]
-            if len(totals) > 1 and statistics.mean(totals) > 0:
-                cvs.append(statistics.stdev(totals) / statistics.mean(totals))
-        if costs[0] is None or costs[1] is None:
-            raise InfraError(f"the baseline or the expert of {task.id!r} failed while being timed")
-        return costs, max(cvs) if cvs else 0.0
+        return res, payload, tampered
+
+
+def _timed_all(payload: dict[str, Any] | None) -> bool:
+    """The timing run reported costs for the baseline and the expert."""
+    if payload is None:
+        return False
+    costs = payload.get("meta", {}).get("costs") or []
+    return len(costs) >= 2 and costs[0] is not None and costs[1] is not None
 
 
 def _generator(task: Task) -> tuple[Any, int] | None:

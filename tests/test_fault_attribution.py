@@ -1,0 +1,116 @@
+"""Who is blamed when a grading run dies without a word: the attempt, or the machine.
+
+The attempt runs as the sandbox's uid, so it can kill the runner that grades it; so can the
+machine (an OOM killer outside the sandbox, an operator, a restarted daemon). A runner that
+dies once is run again; dying again with the attempt while the references alone time fine
+is the attempt's doing (flagged); failing without the attempt too is the machine's
+(``info["infra_error"]``). The failures are injected at the sandbox's ``run``.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import pytest
+from codegym.envs.codegen import CodeGenEnv
+
+import codegym  # noqa: F401 - registers the ids
+from codegym.sandbox import ExecResult
+
+ADD3 = {
+    "id": "add3",
+    "kind": "function",
+    "language": "python",
+    "entry_point": "f",
+    "prompt": "Write `def f(x: int) -> int` returning x + 3.",
+    "tests": [{"args": [x], "expected": x + 3} for x in (-4, 0, 1, 7)],
+    "gold": "def f(x):\n    return x + 3\n",
+}
+
+KILLED = ExecResult(exit_code=137, stdout="", stderr="")
+MARK = "# attempt-under-test"
+
+
+def failing(sandbox, monkeypatch, should_fail):
+    """Make ``sandbox.run`` answer as a killed runner whenever ``should_fail(stdin)`` says so."""
+    real = sandbox.run
+    calls = []
+
+    def run(cmd, *args, stdin=None, **kw):
+        text = stdin.decode(errors="replace") if isinstance(stdin, bytes) else str(stdin or "")
+        calls.append(text)
+        if should_fail(text, len(calls)):
+            return KILLED
+        return real(cmd, *args, stdin=stdin, **kw)
+
+    monkeypatch.setattr(sandbox, "run", run)
+    return calls
+
+
+def test_codegen_runner_killed_once_from_outside_still_grades_gold_at_one(monkeypatch):
+    env = CodeGenEnv(tasks=[ADD3])
+    try:
+        env.reset(options={"task_id": "add3"})
+        calls = failing(env._ensure_sandbox(), monkeypatch, lambda text, n: n == 1)
+        _, reward, _, _, info = env.step(f"```python\n{ADD3['gold']}\n```")
+        assert len(calls) == 2  # run once more
+        assert reward == 1.0 and info["audit"]["flags"] == [] and "infra_error" not in info
+    finally:
+        env.close()
+
+
+def test_codegen_runner_dying_every_time_with_the_attempt_is_the_attempts_doing(monkeypatch):
+    env = CodeGenEnv(tasks=[ADD3])
+    try:
+        env.reset(options={"task_id": "add3"})
+        failing(env._ensure_sandbox(), monkeypatch, lambda text, n: True)
+        _, reward, _, _, info = env.step(f"```python\n{ADD3['gold']}\n```")
+        assert reward < 1.0 and "harness_exit" in info["audit"]["flags"]
+    finally:
+        env.close()
+
+
+@pytest.fixture()
+def opt():
+    env = gym.make("CodeOptimization-v0", repeats=1).unwrapped
+    env.reset(options={"task_id": "opt-two_sum_exists"})
+    yield env
+    env.close()
+
+
+def gold_step(env):
+    code = env.tasks.get("opt-two_sum_exists")["gold"] + MARK + "\n"
+    return env.step(f"```python\n{code}\n```")
+
+
+def env_refs_in(text):
+    """The timing run carries the references too; the correctness run the attempt alone."""
+    return text.count("def two_sum_exists") >= 2
+
+
+def test_codeopt_timing_run_killed_once_from_outside_still_grades_gold_at_one(opt, monkeypatch):
+    once = []
+
+    def kill_first_timing(text, n):
+        if env_refs_in(text) and not once:
+            once.append(n)
+            return True
+        return False
+
+    failing(opt._ensure_sandbox(), monkeypatch, kill_first_timing)
+    _, reward, _, _, info = gold_step(opt)
+    assert once and "infra_error" not in info
+    assert reward == 1.0 and info["audit"]["flags"] == [], info["verdict"]
+
+
+def test_codeopt_timing_run_that_dies_only_with_the_attempt_is_flagged_not_blamed_on_the_machine(opt, monkeypatch):
+    failing(opt._ensure_sandbox(), monkeypatch, lambda text, n: env_refs_in(text) and MARK in text)
+    _, reward, _, _, info = gold_step(opt)
+    assert "infra_error" not in info
+    assert "harness_exit" in info["audit"]["flags"] and info["audit"]["audit_reward"] == 0.0
+    assert reward < 0.4  # not even the correct stage: it was never timed
+
+
+def test_codeopt_timing_run_that_dies_without_the_attempt_too_is_the_machines_fault(opt, monkeypatch):
+    failing(opt._ensure_sandbox(), monkeypatch, lambda text, n: env_refs_in(text))
+    _, reward, _, _, info = gold_step(opt)
+    assert "infra_error" in info and "harness_exit" not in info["audit"]["flags"]
