@@ -151,6 +151,12 @@ def test_a_method_chain_too_deep_for_python_earns_the_floor_and_is_not_an_infra_
     assert reward == 0.0 and "infra_error" not in info and "nested too deeply" in info["feedback"]
 
 
+@pytest.mark.parametrize("depth", [5_000, 20_000], ids=["recursion-error", "memory-error"])
+def test_an_expression_too_deep_for_the_parser_earns_the_floor_and_is_not_an_infra_error(cad_env, depth):
+    _, (_, reward, _, _, info) = _cad_step(cad_env, "x = " + "-" * depth + "1")
+    assert reward == 0.0 and "infra_error" not in info and "nested too deeply" in info["feedback"]
+
+
 def test_a_nul_byte_in_cad_code_earns_the_floor_as_a_syntax_error(cad_env):
     _, (_, reward, _, _, info) = _cad_step(cad_env, "x = 1\x00")
     assert reward == 0.0 and "infra_error" not in info and "null bytes" in info["feedback"]

@@ -127,3 +127,19 @@ def _fixed_namespace() -> dict:
     ns: dict = {}
     exec(compile(FIXED, MODULE, "exec"), ns)  # noqa: S102
     return ns
+
+
+@pytest.mark.parametrize(
+    "tests",
+    [
+        "def test_nul():\n    assert '\x00'\n",  # a NUL byte in the test file's text
+        "def test_deep():\n    assert " + "-" * 5000 + "1\n",  # RecursionError in the parser
+        "def test_deeper():\n    assert " + "-" * 20000 + "1\n",  # MemoryError in the parser
+    ],
+    ids=["nul-byte", "deep-nesting", "deeper-nesting"],
+)
+def test_a_test_file_python_cannot_parse_earns_the_floor_with_feedback_and_gold_still_works(env, tests):
+    reward, info = grade(env, tests)
+    assert reward == TestGenEnv.floor_reward and "infra_error" not in info
+    assert "does not parse" in info["feedback"], info["feedback"]
+    assert grade(env, None)[0] == 1.0

@@ -50,13 +50,13 @@ def disguise_source(text: str, seed: int) -> str:
     rng = random.Random(seed)
     try:
         tree = ast.parse(text)
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return text
     try:
         unparsed = ast.unparse(tree) + "\n"
         if ast.dump(ast.parse(unparsed)) == ast.dump(tree):
             text = unparsed
-    except (SyntaxError, ValueError, RecursionError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         pass  # keep the original layout; the comments below still change the text
     return _add_comments(text, rng)
 

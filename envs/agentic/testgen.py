@@ -293,6 +293,9 @@ def _qualify(frozen: dict[str, str]) -> list[str]:
         except SyntaxError as exc:
             problems.append(f"{path} does not parse: {exc.msg} (line {exc.lineno})")
             continue
+        except (ValueError, RecursionError, MemoryError) as exc:  # a NUL byte, absurd nesting
+            problems.append(f"{path} does not parse: {type(exc).__name__}: {exc}")
+            continue
         for node in ast.walk(tree):
             names = []
             if isinstance(node, ast.Import):

@@ -325,14 +325,14 @@ class TextToCADEnv(CodeEnv):
         except (SyntaxError, ValueError) as exc:
             msg = f"SyntaxError: {getattr(exc, 'msg', exc)} (line {getattr(exc, 'lineno', '?')})"
             return self._floor(msg, {"error": "syntax"}, flags)
-        except RecursionError:
+        except (RecursionError, MemoryError):
             return self._floor(_TOO_DEEP, {"error": "syntax"}, flags)
         if steps is None:
             try:
                 ast.parse(code)
             except (SyntaxError, ValueError) as exc:
                 return self._floor(f"SyntaxError: {getattr(exc, 'msg', exc)}", {"error": "syntax"}, flags)
-            except RecursionError:
+            except (RecursionError, MemoryError):
                 return self._floor(_TOO_DEEP, {"error": "syntax"}, flags)
             req = [{"code": code, "snap": None}]
         else:
@@ -514,14 +514,14 @@ def _classify(action: str, multi: bool) -> tuple[Any, tuple[str, str] | None]:
     if code is not None:
         try:
             ast.parse(code.code)
-        except (SyntaxError, ValueError, RecursionError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None, ("revise", action.strip()[:200])
     return code, verdict
 
 
 #: Feedback for code Python's compiler cannot build (a chain or expression nested too deeply).
 _TOO_DEEP = (
-    "SyntaxError: the code is nested too deeply for Python to compile (RecursionError); "
+    "SyntaxError: the code is nested too deeply for Python to compile (RecursionError or MemoryError); "
     "split long method chains and expressions into several statements."
 )
 

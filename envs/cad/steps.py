@@ -147,7 +147,7 @@ def audit_code(code: str) -> list[str]:
     """Static audit flags of ``code`` (never raises; unparsable code has none)."""
     try:
         tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     flags: set[str] = set()
     for node in ast.walk(tree):

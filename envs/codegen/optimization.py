@@ -44,7 +44,7 @@ def same_program(a: str, b: str) -> bool:
     """
     try:
         return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
 
 
