@@ -114,3 +114,61 @@ def test_codeopt_timing_run_that_dies_without_the_attempt_too_is_the_machines_fa
     failing(opt._ensure_sandbox(), monkeypatch, lambda text, n: env_refs_in(text))
     _, reward, _, _, info = gold_step(opt)
     assert "infra_error" in info and "harness_exit" not in info["audit"]["flags"]
+
+
+FULL_DISK_SCRIPT = """
+import json, sys
+import gymnasium as gym
+import codegym
+out = {}
+for env_id in sys.argv[1:]:
+    env = gym.make(env_id).unwrapped
+    obs, info = env.reset(seed=0)
+    _, reward, terminated, _, step_info = env.step(env.gold_action() if "infra_error" not in info else "x")
+    out[env_id] = [info.get("infra_error"), obs in env.observation_space, reward, terminated,
+                   step_info.get("infra_error")]
+    env.close()
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture()
+def full_disk(tmp_path):
+    """A folder on a 1 MiB tmpfs with no byte free (root only: mount)."""
+    import os
+    import subprocess
+
+    mnt = tmp_path / "disk"
+    mnt.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)]).returncode:
+        pytest.skip("needs root to mount a small tmpfs")
+    try:
+        (mnt / "sandbox").mkdir()
+        (mnt / "cache").mkdir()
+        with open(mnt / "filler", "wb") as f:
+            try:
+                while True:
+                    f.write(b"\0" * 65536)
+                    f.flush()
+            except OSError:
+                pass
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], check=False)
+
+
+@pytest.mark.parametrize("env_id", ["CodeRepair-v0", "Terminal-v0"])
+def test_a_full_disk_at_reset_is_reported_in_info_not_raised(full_disk, env_id):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, CODEGYM_TMP=str(full_disk / "sandbox"), CODEGYM_CACHE=str(full_disk / "cache"))
+    run = subprocess.run(
+        [sys.executable, "-c", FULL_DISK_SCRIPT, env_id], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    start_error, obs_ok, reward, terminated, step_error = json.loads(run.stdout.splitlines()[-1])[env_id]
+    assert start_error and "No space left" in start_error, start_error
+    assert obs_ok and reward == 0.0 and terminated and step_error == start_error

@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import logging
 import re
+import shutil
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import gymnasium as gym
+import numpy as np
 from gymnasium.error import ResetNeeded
 
 from codegym.core.arguments import check_argument, check_arguments, sandbox_spec
@@ -51,6 +53,7 @@ class Episode:
         done: the episode has ended (terminated or truncated).
         history: per-turn records a family keeps (actions, rewards, feedback).
         state: family-specific episode state (plain data only: it is deep-copied).
+        start_error: why the machine could not set the episode up (a full disk), or None.
 
     """
 
@@ -61,6 +64,7 @@ class Episode:
     state: dict[str, Any] = field(default_factory=dict)
     last_observation: Any = None
     last_feedback: str = ""
+    start_error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -216,9 +220,16 @@ class CodeEnv(gym.Env[Any, str]):
             )
         self.episode = Episode(task)
         self._reset_options = options
-        obs = self._start(task)
+        info = {"task_id": task.id, "split": task.split, "difficulty": task.difficulty, "turn": 0}
+        try:
+            obs = self._start(task)
+        except (InfraError, OSError) as exc:  # the machine's failure (a full disk), not the task's
+            why = _short(exc)
+            log.warning("%s could not start task %s: %s", type(self).__name__, task.id, why)
+            self.episode.start_error = info["infra_error"] = f"the episode could not be set up: {why}"
+            obs = blank(self.observation_space)
         self.episode.last_observation = _detached(obs)
-        return obs, {"task_id": task.id, "split": task.split, "difficulty": task.difficulty, "turn": 0}
+        return obs, info
 
     def extra_reset_options(self) -> tuple[str, ...]:
         """Reset options a family accepts beyond ``task_id``, ``split``, ``difficulty``."""
@@ -240,6 +251,8 @@ class CodeEnv(gym.Env[Any, str]):
                 terminated=self.max_turns == 1,
             )
             action = ""
+        elif episode.start_error is not None:
+            outcome = Outcome(self.floor_reward, infra_error=episode.start_error, terminated=True)
         else:
             refused = self._refuse(action)
             outcome = refused if refused is not None else self._safe_grade(action)
@@ -349,3 +362,27 @@ def _detached(obs: Any) -> Any:
 def _sandbox_spec(sandbox: str | dict[str, Any] | None) -> dict[str, Any]:
     """The checked :func:`codegym.sandbox.create` arguments of ``sandbox=`` (see ``arguments.py``)."""
     return sandbox_spec(sandbox)
+
+
+def _short(exc: BaseException) -> str:
+    """One line for ``exc``: a copy's first failure (shutil.Error lists every file's)."""
+    errors = exc.args[0] if isinstance(exc, shutil.Error) and exc.args else None
+    if isinstance(errors, list) and errors and isinstance(errors[0], tuple):
+        more = f" (and {len(errors) - 1} more files)" if len(errors) > 1 else ""
+        return f"{errors[0][-1]}{more}"[:500]
+    return str(exc)[:500]
+
+
+def blank(space: gym.Space) -> Any:
+    """The emptiest element of ``space``: the observation of an episode that could not start."""
+    if isinstance(space, gym.spaces.Text):
+        return " " * space.min_length
+    if isinstance(space, gym.spaces.Box):
+        return np.clip(np.zeros(space.shape), space.low, space.high).astype(space.dtype)
+    if isinstance(space, gym.spaces.Discrete):
+        return space.start
+    if isinstance(space, gym.spaces.Dict):
+        return {key: blank(sub) for key, sub in space.spaces.items()}
+    if isinstance(space, gym.spaces.Tuple):
+        return tuple(blank(sub) for sub in space.spaces)
+    return space.sample()
