@@ -1,4 +1,4 @@
-"""Maps the top-level folders onto the ``codegym`` import package (DESIGN.md, Layout)."""
+"""Maps the top-level folders onto the ``codegym`` import package (docs/contract.md, Layout)."""
 
 from setuptools import find_namespace_packages, setup
 

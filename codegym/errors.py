@@ -52,7 +52,7 @@ class InfraError(CodegymError):
     """Infrastructure broke (sandbox, engine, browser, renderer) through no fault of the attempt.
 
     Envs report it in ``info["infra_error"]`` instead of scoring the attempt, and learners
-    drop such samples (DESIGN.md, Env contract).
+    drop such samples (docs/contract.md, Env contract).
     """
 
 

@@ -231,7 +231,7 @@ def spans_to_token_rewards(
 ) -> tuple[list[float], list[int]]:
     """Map ``[start, end, value]`` character spans onto tokens.
 
-    A token gets the value of every span it overlaps (overlapping spans add, as DESIGN.md
+    A token gets the value of every span it overlaps (overlapping spans add, as docs/contract.md
     says for characters); tokens outside every span get 0. Returns the per-token rewards and
     a 0/1 list of tokens some span touched.
     """

@@ -2,7 +2,7 @@
 
 Plumbing only; the math lives in :mod:`codegym.learner.algorithms` and
 :mod:`codegym.learner.loss`. The env is any Gymnasium env with text actions whose ``info``
-follows DESIGN.md; the learner never imports a codegym family.
+follows docs/contract.md; the learner never imports a codegym family.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A pure-Python env for the learner's tests: spell a word; plus the checks that it behaves.
 
-``SpellEnv`` follows DESIGN.md's info contract without a sandbox, so learner tests are fast:
+``SpellEnv`` follows docs/contract.md's info contract without a sandbox, so learner tests are fast:
 reward = share of the word's characters written at the right place (1.0 exact), and a process
 signal with one ``[i, i+1, 1.0]`` span per correct character. ``fail_every`` makes every
 n-th step report an ``infra_error`` (reward 0) to test that learners drop those samples.

@@ -1,4 +1,4 @@
-"""``CodeEnv``: the base class of every codegym family (DESIGN.md, Env contract).
+"""``CodeEnv``: the base class of every codegym family (docs/contract.md, Env contract).
 
 A family subclasses it and writes three methods:
 

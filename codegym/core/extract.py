@@ -1,6 +1,6 @@
 """Pull the code out of a model's completion: fenced block, language tag, or raw code.
 
-The env, not the caller, extracts the code (DESIGN.md, Env contract), and it keeps the
+The env, not the caller, extracts the code (docs/contract.md, Env contract), and it keeps the
 character offsets of what it took so that token-level rewards computed on the code can be
 mapped back onto spans of the original action string.
 """

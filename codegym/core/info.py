@@ -1,4 +1,4 @@
-"""The grading outcome of one step and the ``info`` dict built from it (DESIGN.md, info keys).
+"""The grading outcome of one step and the ``info`` dict built from it (docs/contract.md, info keys).
 
 Families return an :class:`Outcome`; :class:`~codegym.core.env.CodeEnv` turns it into the
 ``info`` dict every codegym env shares and checks its shape, so a family cannot ship an
@@ -74,7 +74,7 @@ def make_info(task_id: str, outcome: Outcome, action_length: int) -> dict[str, A
 
 
 def validate_info(info: dict[str, Any], action_length: int) -> None:
-    """Raise ``ValueError`` naming the key when ``info`` breaks DESIGN.md's contract."""
+    """Raise ``ValueError`` naming the key when ``info`` breaks docs/contract.md's contract."""
     missing = [k for k in INFO_KEYS if k not in info]
     if missing:
         raise ValueError(f"info lacks {missing}; every codegym env returns {list(INFO_KEYS)}")

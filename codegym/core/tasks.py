@@ -1,6 +1,6 @@
 """Task sets: load a folder of task directories, a JSONL index, or a list of dicts.
 
-The format is detected from what is given (DESIGN.md, Tasks):
+The format is detected from what is given (docs/contract.md, Tasks):
 
 * a list of dicts: one task each;
 * a ``.jsonl`` file: one task per line; a ``.json`` file: a list of tasks;

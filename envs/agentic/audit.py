@@ -1,4 +1,4 @@
-"""Signs of reward hacking in an attempt: its commands and its patch (DESIGN.md, audit).
+"""Signs of reward hacking in an attempt: its commands and its patch (docs/contract.md, audit).
 
 Every check is a pure function over text. The graders already neutralise what they flag
 (test edits are reverted, hidden tests are never in the work dir, history is stripped,

@@ -9,7 +9,7 @@ An item's spans are, in the app's source:
 * the lines named by the stack of an uncaught error thrown while the flow ran.
 
 Spans get +1/n for a passed item and -1/n for a failed one (n = rubric size); spans of
-different items may overlap and then add, as DESIGN.md's ``token_rewards`` allow.
+different items may overlap and then add, as docs/contract.md's ``token_rewards`` allow.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A pool of one headless Chromium, reused across episodes (DESIGN.md: Chromium via Playwright).
+"""A pool of one headless Chromium, reused across episodes (docs/contract.md: Chromium via Playwright).
 
 Launching Chromium costs seconds; a browser context costs milliseconds. The pool keeps one
 browser process alive and gives every grading fresh contexts (cookies, storage, cache and
