@@ -856,3 +856,39 @@ def test_the_last_env_to_close_closes_the_shared_browser():
     # A fresh interpreter: in this one, the module's env holds the shared pool throughout.
     run = subprocess.run([sys.executable, "-c", SHARED_POOL_USERS], capture_output=True, text=True, timeout=240)
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-3000:]
+
+
+class KillsTheRenderersOnce(BrowserPool):
+    """A pool whose renderers are killed from outside while the grading after ``armed`` runs."""
+
+    armed = False
+
+    def run_gpu_checked(self, fn, timeout_s, alone=False):
+        if self.armed:
+            self.armed = False
+            threading.Thread(target=self._kill_renderers, daemon=True).start()
+        return super().run_gpu_checked(fn, timeout_s, alone)
+
+    def _kill_renderers(self):
+        killed, deadline = 0, time.monotonic() + 5
+        while not killed and time.monotonic() < deadline:
+            for pid, kind in self.chromium_processes().items():
+                if kind == "renderer":
+                    os.kill(pid, signal.SIGKILL)
+                    killed += 1
+            time.sleep(0.01)
+        self.killed = killed
+
+
+def test_a_renderer_killed_from_outside_costs_a_second_grading_not_a_flag():
+    pool = KillsTheRenderersOnce()
+    env = WebAppEnv(tasks=[TASK], pool=pool, load_timeout_s=3, item_timeout_s=4)
+    try:
+        assert grade(env, GOLD)[0] == 1.0
+        pool.armed = True
+        reward, info = grade(env, GOLD)
+        assert pool.killed >= 1
+        assert reward == 1.0 and info["audit"]["flags"] == [], info["feedback"]
+    finally:
+        env.close()
+        pool.close()

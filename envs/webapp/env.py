@@ -368,7 +368,17 @@ class WebAppEnv(CodeEnv):
         A GPU crash (WebGL textures past the memory cap) takes every page's WebGL with it. Every
         grading running then sees it, so the app is graded again, alone on the restarted
         browser (``BrowserPool.run_gpu_checked``), and blamed when that one's crashes too.
+        A page whose renderer died is graded once more too: the machine's OOM killer or an
+        operator can kill a renderer; the app is blamed (``renderer_crash``) when it dies again.
         """
+        report, gpu_crash = self._graded_once(files, react, rubric)
+        if report["tally"]["crashed"]:
+            report, gpu_crash = self._graded_once(files, react, rubric)
+        return report, gpu_crash
+
+    def _graded_once(
+        self, files: dict[str, str | bytes], react: bool, rubric: list[dict[str, Any]]
+    ) -> tuple[dict[str, Any], bool]:
         for alone in (False, True):
             report, crashed = self.pool.run_gpu_checked(
                 lambda browser: grade_in_browser(

@@ -353,8 +353,12 @@ async def _equip(ctx: Any, watch: Watch, origin: str, budget: Budget) -> Session
                 }
             )
 
+    crashed = asyncio.get_running_loop().create_future()
+
     def on_crash(_: Any) -> None:
         watch.crashed = True
+        if not crashed.done():
+            crashed.set_result(None)
 
     def on_download(_: Any) -> None:
         watch.downloads += 1
@@ -368,7 +372,7 @@ async def _equip(ctx: Any, watch: Watch, origin: str, budget: Budget) -> Session
     page.on("download", on_download)
     page.set_default_timeout(3000)
     page.set_default_navigation_timeout(budget.load_s * 1000)
-    cdp = await ctx.new_cdp_session(page)
+    cdp = CrashSafeCDP(await ctx.new_cdp_session(page), crashed)
 
     def on_window_open(_: Any) -> None:
         watch.popups += 1
@@ -380,6 +384,30 @@ async def _equip(ctx: Any, watch: Watch, origin: str, budget: Budget) -> Session
     await cdp.send("Page.enable")
     await cdp.send("Storage.overrideQuotaForOrigin", {"origin": origin, "quotaSize": QUOTA_BYTES})
     return Session(ctx, page, watch, budget, cdp, dom=Dom(cdp))
+
+
+class CrashSafeCDP:
+    """A page's DevTools session whose calls fail at once when the page's renderer crashes.
+
+    Chromium never answers a DevTools call to a renderer that died (the app's heap, or the
+    machine's OOM killer): without this, a grading waited for its whole time limit and was
+    taken for a hung browser.
+    """
+
+    def __init__(self, cdp: Any, crashed: asyncio.Future[None]) -> None:
+        self._cdp, self._crashed = cdp, crashed
+
+    async def send(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        """``cdp.send``, or RuntimeError as soon as the page's renderer crashes."""
+        call = asyncio.ensure_future(self._cdp.send(method, params))
+        await asyncio.wait({call, self._crashed}, return_when=asyncio.FIRST_COMPLETED)
+        if call.done():
+            return call.result()
+        call.cancel()
+        raise RuntimeError(f"the page's renderer crashed; {method} went unanswered")
+
+    def __getattr__(self, name: str) -> Any:  # on, remove_listener, detach
+        return getattr(self._cdp, name)
 
 
 async def _quiet(coro: Any) -> None:
