@@ -68,3 +68,25 @@ def mounts() -> int:
     spare = [f"{folder}/" for _, folder in _spares()]
     lines = Path("/proc/self/mounts").read_text().splitlines()
     return sum(1 for line in lines if mine in line and not any(s in line for s in spare))
+
+
+def cgroups() -> list[str]:
+    """Cgroups this process made for its runs (a live sandbox keeps one; none once closed)."""
+    from codegym.sandbox.cgroups import CGROUP_ROOT, GROUP
+
+    mine = f"{os.getpid()}-"
+    found = []
+    for parent in (CGROUP_ROOT / GROUP, CGROUP_ROOT / "memory" / GROUP, CGROUP_ROOT / "pids" / GROUP):
+        try:
+            found += [str(d) for d in parent.iterdir() if d.name.startswith(mine) and d.is_dir()]
+        except OSError:
+            continue
+    return found
+
+
+def temp_folders() -> list[str]:
+    """This process's folders in the system temp dir (codegym names them with its pid)."""
+    import tempfile
+
+    pid = str(os.getpid())
+    return [p.name for p in Path(tempfile.gettempdir()).iterdir() if "codegym" in p.name and pid in p.name.split("-")]
