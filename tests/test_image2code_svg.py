@@ -5,7 +5,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
-from codegym.envs.image2code.render import install_worker, render_svg, render_svg_naive
+from codegym.envs.image2code.render import MAX_FRAMES, install_worker, render_svg, render_svg_naive
 from gymnasium.utils.env_checker import check_env
 
 import codegym  # noqa: F401 - registers the env ids
@@ -226,3 +226,18 @@ def test_fork_and_pickle_give_working_independent_envs(env):
     finally:
         clone.close()
         revived.close()
+
+
+def test_thousands_of_elements_keep_a_bounded_number_of_progress_frames():
+    # Each progress frame is the whole canvas: one per element of 4,000 distinct rects took
+    # 4,000 x 256 KiB inside the worker and on the host. Past MAX_FRAMES, every k-th element
+    # gets a frame and the last one is always exact.
+    rects = "".join(f'<rect x="{i % 256}" y="{i // 256}" width="1" height="1" fill="#{i:06x}"/>' for i in range(4000))
+    svg = HEAD + rects + "</svg>"
+    with create(timeout_s=120, memory_mb=512) as sb:
+        install_worker(sb)
+        res = render_svg(sb, svg, (256, 256))
+        raw = len(sb.read_file("frames.raw"))
+    assert res.final is not None and not res.failed and len(res.frames) == 4000
+    assert raw <= (MAX_FRAMES + 2) * 256 * 256 * 4, raw
+    assert res.frames[-1] is not None and np.array_equal(res.frames[-1], res.final)

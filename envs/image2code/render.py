@@ -22,6 +22,8 @@ from .svgsplit import annotate, split_svg
 
 WORKER = Path(__file__).with_name("svg_worker.py")
 WORKER_NAME = "svg_worker.py"
+#: Progress frames a render keeps at most (each is the whole canvas); see svg_worker.py.
+MAX_FRAMES = 256
 
 
 @dataclass
@@ -83,7 +85,14 @@ def render_svg(
     elements = split_svg(code)
     doc, spans = annotate(code, elements)
     open_tags = elements[0].open_tags if elements else []
-    job = {"doc": doc, "spans": spans, "open_tags": open_tags, "size": list(size), "progress": progress}
+    job = {
+        "doc": doc,
+        "spans": spans,
+        "open_tags": open_tags,
+        "size": list(size),
+        "progress": progress,
+        "max_frames": MAX_FRAMES,
+    }
     sandbox.write_file("job.json", json.dumps(job))
     res = sandbox.run(["python3", WORKER_NAME, "job.json"], timeout=timeout)
     plain_spans = [(e.start, e.end) for e in elements]

@@ -110,6 +110,13 @@ def main():
 
     frames, index = [], {}
     failed, stale = {}, set()
+    # At most about max_frames progress frames, whatever the element count: each frame is
+    # the whole canvas (64 KiB at 128x128), so thousands of tiny elements would fill memory.
+    # Past it, every ``every``-th element gets a frame; the ones between count as unchanged.
+    every = -(-len(spans) // max(1, job.get("max_frames", len(spans) or 1)))
+
+    def framed(k):
+        return (k + 1) % every == 0 or k == len(spans) - 1
 
     def keep(img):
         if frames and frames[-1] == img:
@@ -133,7 +140,7 @@ def main():
         return "".join(out)
 
     def on_frame(k, img, grouped):
-        if k in index:
+        if k in index or not framed(k):
             return
         if grouped:
             stale.add(k)
@@ -156,7 +163,7 @@ def main():
     if job.get("progress", True):
         todo = sorted(stale) if mode == "incremental" else range(len(spans))
         for k in todo:
-            if k in failed:
+            if k in failed or not framed(k):
                 continue
             try:
                 index[k] = keep(render(without(k), size))
