@@ -513,7 +513,7 @@ def test_terminal_setup_script_builds_git_history_and_editor_harness_solves():
     assert obs.startswith("2")
     _, reward, terminated, _, info = env.step(env.gold_action())
     env.close()
-    assert reward == 1.0 and terminated and info["verdict"]["passed"] == info["verdict"]["total"] == 2
+    assert reward == 1.0 and terminated and info["verdict"]["reward"] == 1.0
 
 
 def test_step_rewards_follow_each_verifier_check_and_add_up_to_the_score():
@@ -528,12 +528,12 @@ def test_terminal_verifier_ignores_agent_conftest_and_reward_files():
     env = TerminalEnv(sandbox="local")
     env.reset(options={"task_id": "dedupe-emails"})
     hook = PASS_ALL_HOOK
-    env.sandbox.write_file("conftest.py", hook)
+    env.sandbox.write_file("app/conftest.py", hook)  # /app: the task's WORKDIR, where the verifier starts
     env.sandbox.write_file(".codegym/conftest.py", hook)
-    env.sandbox.write_file("pytest.py", "raise SystemExit(0)\n")
-    _, reward, *_, info = env.step("echo 1.0 > reward.txt\nsubmit")
+    env.sandbox.write_file("app/pytest.py", "raise SystemExit(0)\n")
+    _, reward, *_, info = env.step("echo 1.0 > reward.txt; mkdir -p /sandbox/logs/verifier\nsubmit")
     env.close()
-    assert reward == 0.0 and info["verdict"]["valid"] and info["verdict"]["passed"] == 0
+    assert reward == 0.0 and info["verdict"]["reward"] == 0.0 and info.get("infra_error") is None
 
 
 def test_testgen_gold_tests_earn_full_reward_and_trivial_tests_are_flagged():

@@ -7,16 +7,17 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from codegym.errors import did_you_mean
 
-from .base import WORKDIR, ExecResult, Limits, Sandbox
+from .base import WORKDIR, ExecResult, Limits, Sandbox, check_aliases
 
 BACKENDS = ("local", "docker")
 
-__all__ = ["BACKENDS", "WORKDIR", "ExecResult", "Limits", "Sandbox", "check_spec", "create"]
+__all__ = ["BACKENDS", "WORKDIR", "ExecResult", "Limits", "Sandbox", "check_aliases", "check_spec", "create"]
 
 
 def check_backend(name: object, source: str = "backend") -> None:
@@ -43,12 +44,20 @@ def check_spec(spec: dict[str, Any]) -> None:
     Limits.from_kwargs(**{k: v for k, v in spec.items() if k != "backend"})
 
 
-def create(backend: str | None = None, *, workdir_from: str | Path | None = None, **limits: Any) -> Sandbox:
+def create(
+    backend: str | None = None,
+    *,
+    workdir_from: str | Path | None = None,
+    aliases: Sequence[str] = (),
+    **limits: Any,
+) -> Sandbox:
     """Make a sandbox.
 
     Args:
         backend: ``"local"`` or ``"docker"``; None takes ``CODEGYM_SANDBOX``, else ``local``.
         workdir_from: host folder the work dir starts as a copy of (None: empty).
+        aliases: top-level paths such as ``"/app"``, each made a link to the work dir's folder
+            of the same name (``/sandbox/app``), which the caller provides.
         **limits: fields of :class:`Limits` (``timeout_s``, ``memory_mb``, ...).
 
     """
@@ -57,10 +66,10 @@ def create(backend: str | None = None, *, workdir_from: str | Path | None = None
     if name == "local":
         from .local import LocalSandbox
 
-        return LocalSandbox(lim, workdir_from)
+        return LocalSandbox(lim, workdir_from, aliases=aliases)
     if name == "docker":
         from .docker import DockerSandbox
 
-        return DockerSandbox(lim, workdir_from)
+        return DockerSandbox(lim, workdir_from, aliases=aliases)
     check_backend(name, "backend" if backend else "CODEGYM_SANDBOX")
     raise AssertionError("unreachable")

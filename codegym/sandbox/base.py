@@ -13,6 +13,32 @@ from typing import Any
 #: The path at which commands see their work dir, in every backend.
 WORKDIR = "/sandbox"
 
+#: Top-level names an alias may not take: the system, the work dir and the kernel's folders.
+RESERVED_ALIASES = frozenset(
+    {"", ".", "..", "sandbox", "usr", "etc", "tmp", "proc", "dev", "sys", "bin", "lib", "lib32", "lib64", "sbin", "run"}
+)
+
+
+def check_aliases(aliases: Sequence[str], taken: Sequence[str] = ()) -> tuple[str, ...]:
+    """Check ``aliases`` (``create(aliases=...)``): absolute top-level paths such as ``/app``.
+
+    Each alias ``/NAME`` is a link to ``/sandbox/NAME``, so a task's own absolute paths
+    (Harbor's ``/app``, ``/tests``, ``/logs``) live in the work dir, where snapshots, forks and
+    the host's descriptor-walked file access already cover them. ``taken`` are host paths
+    bound into the sandbox, whose top folders cannot be aliases either.
+    """
+    reserved = RESERVED_ALIASES | {p.strip("/").split("/")[0] for p in taken}
+    out = []
+    for alias in aliases:
+        name = alias[1:] if isinstance(alias, str) and alias.startswith("/") else None
+        if name is None or "/" in name or "\0" in name or name in reserved:
+            raise ValueError(
+                f"sandbox alias {alias!r} must be a top-level absolute path such as '/app', "
+                f"not one of the sandbox's own folders {sorted(n for n in reserved if n.strip('.'))}"
+            )
+        out.append(alias)
+    return tuple(sorted(set(out)))
+
 
 @dataclass(frozen=True)
 class Limits:

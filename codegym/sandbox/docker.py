@@ -33,14 +33,25 @@ import tarfile
 import threading
 import time
 import weakref
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from codegym.errors import InfraError, SandboxSetupError
 
-from .base import WORKDIR, Command, ExecResult, Limits, Sandbox, command_problem, decode, refused, sandbox_env
+from .base import (
+    WORKDIR,
+    Command,
+    ExecResult,
+    Limits,
+    Sandbox,
+    check_aliases,
+    command_problem,
+    decode,
+    refused,
+    sandbox_env,
+)
 from .hostfs import HostWorkdir
 from .local import SANDBOX_UID
 from .workspace import CopyWorkspace, Layer, OverlayWorkspace, base_layer, can_mount, sweep_stale
@@ -262,6 +273,7 @@ class DockerSandbox(HostWorkdir, Sandbox):
     Args:
         limits: resource limits.
         workdir_from: host folder whose contents the work dir starts with (None: empty).
+        aliases: top-level paths (``/app``) made links to the work dir's folders of the same name.
 
     """
 
@@ -271,9 +283,15 @@ class DockerSandbox(HostWorkdir, Sandbox):
     _oom_before = 0
 
     def __init__(
-        self, limits: Limits, workdir_from: str | Path | None = None, *, _layers: tuple[Layer, ...] | None = None
+        self,
+        limits: Limits,
+        workdir_from: str | Path | None = None,
+        *,
+        aliases: Sequence[str] = (),
+        _layers: tuple[Layer, ...] | None = None,
     ) -> None:
         self.limits = limits
+        self.aliases = check_aliases(aliases, _ro_paths())
         self._client = _client()
         self._uid = SANDBOX_UID if os.geteuid() == 0 else None
         self._user = _user()
@@ -292,6 +310,7 @@ class DockerSandbox(HostWorkdir, Sandbox):
         self._container, self._fs = container, fs
         self._armed = limits.memory_mb * 2**20
         self._finalizer = weakref.finalize(self, _release, container.id, fs)
+        self._make_links()
         # Mounted only now: the container must bind the empty shared mount point, not an
         # overlay on it, to see the overlays mounted there later (see the module docstring).
         fs.reset_to(_layers)
@@ -349,6 +368,25 @@ class DockerSandbox(HostWorkdir, Sandbox):
         out, err = reader.buffers[1], reader.buffers[2]
         return ExecResult(exit_code, decode(bytes(out)), decode(bytes(err)), timed_out, oom, reader.truncated, duration)
 
+    def _make_links(self) -> None:
+        """Make each alias a link to the work dir's folder, as the container's root (once per container).
+
+        Links, not binds: binds are fixed when the container starts, and a restore mounts a
+        new overlay under them; a link is resolved inside the container at each use.
+        """
+        if not self.aliases:
+            return
+        script = " && ".join(f"rm -rf {a} && ln -s {WORKDIR}{a} {a}" for a in self.aliases)
+        try:
+            api = self._client.api
+            exec_id = api.exec_create(self._container.id, ["/bin/sh", "-c", script], user="0")["Id"]
+            output = api.exec_start(exec_id)
+            code = api.exec_inspect(exec_id).get("ExitCode")
+        except Exception as exc:  # noqa: BLE001 - the engine failed, not the attempt
+            raise InfraError(f"docker could not link {list(self.aliases)} to the work dir: {exc}") from exc
+        if code != 0:
+            raise InfraError(f"docker could not link {list(self.aliases)} to the work dir: {decode(output)[-500:]}")
+
     def _start_exec(self, argv: list[str], with_stdin: bool, env: dict[str, str], cwd: str | None) -> tuple[str, Any]:
         api = self._client.api
         self._rearm()
@@ -379,6 +417,7 @@ class DockerSandbox(HostWorkdir, Sandbox):
             except Exception:  # noqa: BLE001 - gone for good: a new container on the same workspace
                 old = self._container.id
                 self._container = _start_container(self.limits, self._fs)
+                self._make_links()
                 self._finalizer.detach()
                 self._finalizer = weakref.finalize(self, _release, self._container.id, self._fs)
                 _remove_container(old)
@@ -459,7 +498,7 @@ class DockerSandbox(HostWorkdir, Sandbox):
 
     def fork(self) -> DockerSandbox:
         """A container of its own on the same layers (a spare when one is ready)."""
-        return DockerSandbox(self.limits, _layers=self.snapshot())
+        return DockerSandbox(self.limits, aliases=self.aliases, _layers=self.snapshot())
 
 
 def _pids(procs: Path) -> list[int]:

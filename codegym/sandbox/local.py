@@ -32,7 +32,7 @@ import subprocess
 import sys
 import time
 import weakref
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,18 @@ from typing import Any
 from codegym.errors import InfraError, SandboxSetupError
 
 from . import seccomp
-from .base import WORKDIR, Command, ExecResult, Limits, Sandbox, command_problem, decode, refused, sandbox_env
+from .base import (
+    WORKDIR,
+    Command,
+    ExecResult,
+    Limits,
+    Sandbox,
+    check_aliases,
+    command_problem,
+    decode,
+    refused,
+    sandbox_env,
+)
 from .cgroups import RunCgroup
 from .cgroups import sweep_stale as sweep_stale_cgroups
 from .hostfs import HostWorkdir
@@ -202,16 +213,25 @@ class LocalSandbox(HostWorkdir, Sandbox):
     Args:
         limits: resource limits.
         workdir_from: host folder whose contents the work dir starts with (None: empty).
+        aliases: top-level paths (``/app``) made links to the work dir's folders of the same name.
 
     """
 
     backend = "local"
 
     def __init__(
-        self, limits: Limits, workdir_from: str | Path | None = None, *, _layers: tuple[Layer, ...] | None = None
+        self,
+        limits: Limits,
+        workdir_from: str | Path | None = None,
+        *,
+        aliases: Sequence[str] = (),
+        _layers: tuple[Layer, ...] | None = None,
     ) -> None:
         setup = _host_setup()
         self.limits = limits
+        # Links, resolved inside the sandbox: a bind of a work-dir folder would be resolved by
+        # bwrap on the host, where a link a command planted in the work dir could lead anywhere.
+        self.aliases = check_aliases(aliases, setup["ro_paths"])
         self._uid = SANDBOX_UID if setup["as_root"] else None
         if _layers is None:
             _layers = (base_layer(workdir_from, self._uid),)
@@ -340,6 +360,8 @@ class LocalSandbox(HostWorkdir, Sandbox):
             args += ["--tmpfs", hidden]
         # By path, not by fd: a restore mounts a new overlay there after this launch started.
         args += ["--bind", str(self._fs.path), WORKDIR, "--proc", "/proc", "--dev", "/dev"]
+        for alias in self.aliases:
+            args += ["--symlink", WORKDIR + alias, alias]
         args += ["--chdir", os.path.join(WORKDIR, cwd) if cwd else WORKDIR, "--clearenv"]
         variables = sandbox_env(env, f"{sys.prefix}/bin:/usr/local/bin:/usr/bin:/bin")
         variables |= {f"{_ARGV_PREFIX}{i}": arg for i, arg in enumerate(argv)}
@@ -430,7 +452,7 @@ class LocalSandbox(HostWorkdir, Sandbox):
 
     def fork(self) -> LocalSandbox:
         """A new sandbox on the same layers: copy-on-write, nothing copied up front."""
-        return LocalSandbox(self.limits, _layers=self.snapshot())
+        return LocalSandbox(self.limits, aliases=self.aliases, _layers=self.snapshot())
 
 
 def _communicate(

@@ -1,7 +1,7 @@
 from pathlib import Path
 import subprocess
 
-W = Path('/sandbox')
+W = Path('/app')
 
 def test_binary_built():
     assert (W / 'sum').exists()

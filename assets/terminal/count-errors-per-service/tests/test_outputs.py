@@ -1,7 +1,7 @@
 from pathlib import Path
 import subprocess
 
-W = Path('/sandbox')
+W = Path('/app')
 
 EXPECTED = 'auth 18\napi 12\nbilling 12\nsearch 10\n'
 

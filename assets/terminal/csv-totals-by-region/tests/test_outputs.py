@@ -1,7 +1,7 @@
 from pathlib import Path
 import subprocess
 
-W = Path('/sandbox')
+W = Path('/app')
 
 EXPECTED = 'region,total\neast,5348\nnorth,2730\nsouth,2789\nwest,4082\n'
 

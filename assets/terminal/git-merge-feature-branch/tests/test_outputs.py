@@ -1,7 +1,7 @@
 from pathlib import Path
 import subprocess
 
-W = Path('/sandbox')
+W = Path('/app')
 
 def git(*args):
     return subprocess.run(['git', '-C', str(W / 'repo'), *args], capture_output=True, text=True).stdout

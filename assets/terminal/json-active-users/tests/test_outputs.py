@@ -1,7 +1,7 @@
 from pathlib import Path
 import subprocess
 
-W = Path('/sandbox')
+W = Path('/app')
 
 def test_active_users():
     assert (W / 'active.txt').read_text() == 'li\nzoe\n'

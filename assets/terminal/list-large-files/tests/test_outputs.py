@@ -1,7 +1,7 @@
 from pathlib import Path
 import subprocess
 
-W = Path('/sandbox')
+W = Path('/app')
 
 def test_large_files_listed():
     assert (W / 'large.txt').read_text().split() == ['data/big1.bin', 'data/sub/big2.log']

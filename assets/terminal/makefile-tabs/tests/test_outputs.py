@@ -1,7 +1,7 @@
 from pathlib import Path
 import subprocess
 
-W = Path('/sandbox')
+W = Path('/app')
 
 def test_hello_runs():
     assert subprocess.run(['./hello'], cwd=W, capture_output=True, text=True).stdout == 'hello, sandbox\n'

@@ -1,7 +1,7 @@
 from pathlib import Path
 import subprocess
 
-W = Path('/sandbox')
+W = Path('/app')
 
 import zipfile
 

@@ -1,7 +1,7 @@
 from pathlib import Path
 import subprocess
 
-W = Path('/sandbox')
+W = Path('/app')
 
 def run(*args):
     return subprocess.run(['python', '-m', 'unitconv', *args], cwd=W, capture_output=True, text=True)

@@ -1,7 +1,7 @@
 from pathlib import Path
 import subprocess
 
-W = Path('/sandbox')
+W = Path('/app')
 
 def test_jpeg_files_renamed():
     assert sorted(p.relative_to(W).as_posix() for p in (W / 'photos').rglob('*.jpg')) == ['photos/a.jpg', 'photos/trip/b.jpg', 'photos/trip/deep/e.jpg']

@@ -1,7 +1,7 @@
 from pathlib import Path
 import subprocess
 
-W = Path('/sandbox')
+W = Path('/app')
 
 def test_conf_files_updated():
     assert (W / 'conf/app.conf').read_text() == 'db_host = db-new.internal\ncache = cache.internal\n'

@@ -1,0 +1,346 @@
+"""Harbor and Terminal-Bench task folders, written here in their real layouts, run unchanged in Terminal-v0.
+
+Each folder is what a user brings: ``task.toml``, ``instruction.md``, an
+``environment/Dockerfile`` with ``WORKDIR /app``, ``COPY``, ``ENV`` and ``RUN``, a
+``tests/test.sh`` that writes ``/logs/verifier/reward.txt`` (or ``reward.json``) and a
+``solution/solve.sh``; the older Terminal-Bench layout has ``task.yaml``, ``run-tests.sh``
+and ``solution.sh``. Gold earns 1.0 and a no-op 0 on both backends; what the harness cannot
+run says so clearly; the agent can neither read the verifier nor forge its reward.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from codegym.envs.agentic import TerminalEnv
+from codegym.envs.agentic.dockerfile import BaseImageError, parse
+from codegym.envs.agentic.harbor import parse_pytest_summary, read_reward
+from conftest import BACKENDS
+
+BASE = "python:3.13-slim-bookworm"
+
+DOCKERFILE = f"""\
+# A Terminal-Bench 2 style environment
+FROM {BASE}
+ARG GREETING=hello
+WORKDIR /app
+COPY data/ /app/data/
+COPY notes.txt ./
+ENV REPORT_NAME=report.txt \\
+    MODE="strict mode"
+RUN mkdir -p /app/build && echo "$GREETING from $(pwd)" > /app/build/origin.txt \\
+    && printf '%s\\n' 3 4 5 > /app/data/extra.csv
+"""
+
+TEST_SH = """\
+#!/bin/bash
+# The verifier: pytest over /tests/test_outputs.py, reward 1 when every check passes.
+cd /app
+python -m pytest -q -p no:cacheprovider /tests/test_outputs.py
+if [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi
+"""
+
+TEST_OUTPUTS = """\
+from pathlib import Path
+
+
+def test_total_is_written():
+    assert Path("/app/report.txt").read_text() == "15\\n"
+
+
+def test_environment_was_applied():
+    assert Path("/app/build/origin.txt").read_text() == "hello from /app\\n"
+    assert Path("/app/notes.txt").read_text() == "sum every number\\n"
+"""
+
+SOLVE = """\
+#!/bin/bash
+# Sums every number of data/*.csv into $REPORT_NAME (an ENV of the Dockerfile).
+awk '{ s += $1 } END { print s }' data/*.csv > "$REPORT_NAME"
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text) if not name.endswith("Dockerfile") else text)
+    return root
+
+
+def harbor_task(root: Path, **overrides: str) -> Path:
+    """A Harbor task folder: sum numbers from CSV files copied in by the Dockerfile."""
+    files = {
+        "task.toml": """\
+            version = "1.0"
+
+            [metadata]
+            difficulty = "easy"
+            category = "data-wrangling"
+
+            [verifier]
+            timeout_sec = 60.0
+
+            [agent]
+            timeout_sec = 120.0
+
+            [environment]
+            build_timeout_sec = 120.0
+            memory_mb = 1024
+            storage_mb = 512
+            """,
+        "instruction.md": "Write the sum of every number in /app/data/*.csv to /app/report.txt.\n",
+        "environment/Dockerfile": DOCKERFILE,
+        "environment/data/a.csv": "1\n2\n",
+        "environment/notes.txt": "sum every number\n",
+        "tests/test.sh": TEST_SH,
+        "tests/test_outputs.py": TEST_OUTPUTS,
+        "solution/solve.sh": SOLVE,
+    }
+    files.update(overrides)
+    return write(root, files)
+
+
+@pytest.fixture
+def mapped(monkeypatch):
+    """The base image mapped to the sandbox's own system through the documented setting."""
+    monkeypatch.setenv("CODEGYM_BASE_IMAGES", f"{BASE}=sandbox")
+
+
+def run(env: TerminalEnv, action: str | None = None) -> tuple[float, dict]:
+    env.reset(options={"task_id": env.tasks.ids[0]})
+    _, reward, terminated, truncated, info = env.step(env.gold_action() if action is None else action)
+    assert terminated or truncated
+    return reward, info
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_harbor_folder_gold_earns_full_reward_and_noop_zero(tmp_path, mapped, backend):
+    env = TerminalEnv(tasks=harbor_task(tmp_path / "sum-csv"), sandbox=backend)
+    gold, info = run(env)
+    assert gold == 1.0 and info.get("infra_error") is None, info["feedback"]
+    assert info["verdict"]["source"] == "reward.txt"
+    noop, info = run(env, "submit")
+    env.close()
+    assert noop == 0.0 and info.get("infra_error") is None, info["feedback"]
+
+
+def test_agent_starts_in_workdir_with_the_dockerfile_env_and_files(tmp_path, mapped):
+    env = TerminalEnv(tasks=harbor_task(tmp_path / "sum-csv"), sandbox="local")
+    obs, _ = env.reset()
+    assert "Your working directory is /app." in obs
+    out, *_ = env.step("pwd; echo $MODE; cat build/origin.txt; ls data; cat notes.txt")
+    assert out.splitlines()[:6] == ["/app", "strict mode", "hello from /app", "a.csv", "extra.csv", "sum every number"]
+    out, *_ = env.step("ls -d /tests/* /solution/* /logs/verifier/* 2>&1 | head; ls /sandbox")
+    env.close()
+    assert "test_outputs.py" not in out and "solve.sh" not in out and "test.sh" not in out
+
+
+def test_reward_json_multi_metric_form(tmp_path, mapped):
+    test_sh = """\
+        #!/bin/bash
+        cd /app
+        total=$(cat report.txt 2>/dev/null)
+        if [ "$total" = "15" ]; then ok=1; else ok=0; fi
+        if [ -f report.txt ]; then exists=1; else exists=0; fi
+        printf '{"reward": %s, "exists": %s, "notes": "not a number"}' $ok $exists > /logs/verifier/reward.json
+        """
+    env = TerminalEnv(tasks=harbor_task(tmp_path / "sum-json", **{"tests/test.sh": test_sh}), sandbox="local")
+    gold, info = run(env)
+    assert gold == 1.0 and info["verdict"]["metrics"] == {"reward": 1.0, "exists": 1.0}
+    assert info["verdict"]["source"] == "reward.json" and info["reward_components"]["metric_exists"] == 1.0
+    wrong, info = run(env, "echo 14 > /app/report.txt\nsubmit")
+    env.close()
+    assert wrong == 0.0 and info["verdict"]["metrics"] == {"reward": 0.0, "exists": 1.0}
+
+
+def test_reward_json_without_a_reward_key_is_the_mean_of_its_numbers():
+    assert read_reward(b'{"a": 1, "b": 0.5, "c": "x"}', None) == (0.75, {"a": 1.0, "b": 0.5})
+    assert read_reward(b'{"a": 1, "b": 0}', b"0.25\n") == (0.25, {"a": 1.0, "b": 0.0})
+    assert read_reward(None, b" 0.5\n") == (0.5, {"reward": 0.5})
+    for bad in ((None, None), (None, b""), (None, b"yes"), (b"[1]", None), (None, b"nan")):
+        with pytest.raises(ValueError):
+            read_reward(*bad)
+
+
+def test_a_verifier_that_writes_no_reward_is_an_infra_error(tmp_path, mapped):
+    silent = "#!/bin/bash\ncd /app && python -m pytest -q /tests/test_outputs.py\n"
+    env = TerminalEnv(tasks=harbor_task(tmp_path / "silent", **{"tests/test.sh": silent}), sandbox="local")
+    reward, info = run(env)
+    env.close()
+    assert reward == 0.0
+    assert "wrote neither /logs/verifier/reward.txt nor /logs/verifier/reward.json" in info["infra_error"]
+
+
+def test_a_missing_base_image_names_it_and_the_two_ways_out(tmp_path, monkeypatch):
+    monkeypatch.delenv("CODEGYM_BASE_IMAGES", raising=False)
+    env = TerminalEnv(tasks=harbor_task(tmp_path / "sum-csv"), sandbox="local")
+    with pytest.raises(BaseImageError) as err:
+        env.reset()
+    env.close()
+    message = str(err.value)
+    assert f"base image {BASE!r} is not on this machine" in message
+    assert "docker load" in message and f"CODEGYM_BASE_IMAGES='{BASE}=sandbox'" in message
+    assert "base_images=" in message
+
+
+def test_base_images_argument_maps_a_from_pattern(tmp_path, monkeypatch):
+    monkeypatch.delenv("CODEGYM_BASE_IMAGES", raising=False)
+    env = TerminalEnv(tasks=harbor_task(tmp_path / "sum-csv"), sandbox="local", base_images={"python:*": "sandbox"})
+    gold, info = run(env)
+    env.close()
+    assert gold == 1.0, info["feedback"]
+
+
+def test_a_failing_run_step_is_an_infra_error_with_its_output(tmp_path, mapped):
+    broken = DOCKERFILE + "RUN echo building the thing && ls /app/missing-folder\n"
+    env = TerminalEnv(tasks=harbor_task(tmp_path / "broken", **{"environment/Dockerfile": broken}), sandbox="local")
+    obs, info = env.reset()
+    env.close()
+    assert "Dockerfile step failed (exit 2)" in info["infra_error"]
+    assert "building the thing" in info["infra_error"] and "missing-folder" in info["infra_error"]
+
+
+def test_verifier_timeout_from_task_toml_applies(tmp_path, mapped):
+    slow = "#!/bin/bash\nsleep 30\necho 1 > /logs/verifier/reward.txt\n"
+    toml = '[verifier]\ntimeout_sec = 2.0\n[metadata]\ndifficulty = "hard"\n'
+    env = TerminalEnv(
+        tasks=harbor_task(tmp_path / "slow", **{"tests/test.sh": slow, "task.toml": toml}), sandbox="local"
+    )
+    assert env.tasks[0].difficulty == "hard"
+    reward, info = run(env)
+    env.close()
+    assert reward == 0.0 and info["verdict"]["verifier_timed_out"] and info.get("infra_error") is None
+
+
+def test_agent_timeout_from_task_toml_ends_the_episode(tmp_path, mapped):
+    toml = "[agent]\ntimeout_sec = 1.5\n"
+    env = TerminalEnv(tasks=harbor_task(tmp_path / "quick", **{"task.toml": toml}), sandbox="local")
+    env.reset()
+    _, _, terminated, _, info = env.step("sleep 5")
+    env.close()
+    assert terminated and "agent time limit of 1.5 s reached" in info["feedback"]
+    assert "timed out" in info["feedback"] or "time limit" in info["feedback"]
+
+
+# ---------------------------------------------------------------------------- hostile agents
+def test_a_reward_file_written_by_the_agent_does_not_count(tmp_path, mapped):
+    env = TerminalEnv(tasks=harbor_task(tmp_path / "sum-csv"), sandbox="local")
+    forged = (
+        "mkdir -p /logs/verifier && echo 1 > /logs/verifier/reward.txt && "
+        "echo '{\"reward\": 1}' > /logs/verifier/reward.json && chmod -R a-w /logs\nsubmit"
+    )
+    reward, info = run(env, forged)
+    assert reward == 0.0 and info["verdict"]["source"] == "reward.txt", info["feedback"]
+    # A background writer the agent leaves behind ends with its command, before the verifier runs.
+    late = (
+        "(for i in $(seq 200); do mkdir -p /logs/verifier; echo 1 > /logs/verifier/reward.txt; sleep 0.05; done) "
+        "> /dev/null 2>&1 &\nsubmit"
+    )
+    reward, info = run(env, late)
+    env.close()
+    assert reward == 0.0, info["feedback"]
+
+
+def test_agent_cannot_plant_tests_or_replace_the_verifier(tmp_path, mapped):
+    env = TerminalEnv(tasks=harbor_task(tmp_path / "sum-csv"), sandbox="local")
+    planted = (
+        "mkdir -p /tests && printf '#!/bin/bash\\necho 1 > /logs/verifier/reward.txt\\n' > /tests/test.sh "
+        "&& printf 'def test_ok():\\n    pass\\n' > /tests/test_outputs.py\nsubmit"
+    )
+    reward, info = run(env, planted)
+    env.close()
+    assert reward == 0.0, info["feedback"]
+
+
+# ---------------------------------------------------------------------------- Terminal-Bench 1
+def tb1_task(root: Path) -> Path:
+    return write(
+        root,
+        {
+            "task.yaml": """\
+                instruction: |-
+                  Create /app/hello.txt containing the line "Hello, world!".
+                author_email: someone@example.com
+                difficulty: easy
+                category: file-operations
+                tags: [file-operations]
+                parser_name: pytest
+                max_agent_timeout_sec: 180
+                max_test_timeout_sec: 30
+                run_tests_in_same_shell: false
+                """,
+            "Dockerfile": f"FROM {BASE}\nWORKDIR /app\n",
+            "docker-compose.yaml": "services:\n  client:\n    build: .\n",
+            "run-tests.sh": """\
+                #!/bin/bash
+                cd /app
+                python -m pytest $TEST_DIR/test_outputs.py -rA
+                """,
+            "tests/test_outputs.py": """\
+                from pathlib import Path
+
+
+                def test_hello_file_exists():
+                    assert Path("/app/hello.txt").exists()
+
+
+                def test_hello_file_content():
+                    assert Path("/app/hello.txt").read_text() == "Hello, world!\\n"
+                """,
+            "solution.sh": '#!/bin/bash\necho "Hello, world!" > hello.txt\n',
+        },
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_terminal_bench_1_folder_loads_and_grades(tmp_path, mapped, backend):
+    tb1_task(tmp_path / "tasks" / "hello-world")
+    env = TerminalEnv(tasks=tmp_path / "tasks", sandbox=backend)
+    assert env.tasks.ids == ["hello-world"] and env.tasks[0].difficulty == "easy"
+    gold, info = run(env)
+    assert gold == 1.0 and info["verdict"]["tests"] == {"test_hello_file_exists": True, "test_hello_file_content": True}
+    half, info = run(env, "touch hello.txt\nsubmit")
+    env.close()
+    assert half == 0.0 and info["verdict"]["passed"] == 1 and info["verdict"]["total"] == 2
+
+
+def test_terminal_bench_pytest_summary_parser():
+    out = (
+        "===== short test summary info =====\n"
+        "PASSED ../tests/test_outputs.py::test_a\n"
+        "FAILED ../tests/test_outputs.py::test_b - assert 1 == 2\n"
+        "SKIPPED [1] ../tests/test_outputs.py:3: nope\n"
+        "==== 1 failed, 1 passed in 0.01s ====\n"
+    )
+    assert parse_pytest_summary(out) == {"test_a": True, "test_b": False, "[1] ../tests/test_outputs.py:3: nope": True}
+    assert parse_pytest_summary("1 passed") is None
+
+
+# ---------------------------------------------------------------------------- the parser
+def test_dockerfile_parser_reads_continuations_heredocs_and_args():
+    parsed = parse(
+        "# syntax=docker/dockerfile:1\nARG BASE=debian:bookworm-slim\nFROM ${BASE} AS app\n"
+        "RUN <<EOF\necho one\necho two\nEOF\n"
+        "COPY --chmod=755 a b /dst/\nRUN echo a \\\n  # a comment in a continuation\n  && echo b\n",
+        "Dockerfile",
+    )
+    assert parsed.base == "debian:bookworm-slim"
+    assert [s.keyword for s in parsed.steps] == ["RUN", "COPY", "RUN"]
+    assert parsed.steps[0].heredoc == "echo one\necho two\n"
+    assert parsed.steps[1].flags == {"chmod": "755"} and parsed.steps[1].value == "a b /dst/"
+    assert parsed.steps[2].value == "echo a   && echo b"  # Docker keeps the next line's indent
+
+
+def test_bundled_tasks_use_the_harbor_layout():
+    assets = Path(__file__).resolve().parents[1] / "assets" / "terminal"
+    folders = sorted(p for p in assets.iterdir() if p.is_dir())
+    assert len(folders) == 22
+    for folder in folders:
+        for part in ("task.toml", "instruction.md", "environment/Dockerfile", "tests/test.sh", "solution/solve.sh"):
+            assert (folder / part).is_file(), (folder.name, part)
+        assert "WORKDIR /app" in (folder / "environment" / "Dockerfile").read_text()
+        assert json.dumps(str(folder))  # a plain path, loadable by Harbor itself
