@@ -32,7 +32,7 @@ from gymnasium.error import ResetNeeded
 from codegym.core.arguments import check_argument, check_arguments, sandbox_spec
 from codegym.core.info import Outcome, make_info
 from codegym.core.spaces import UnicodeText
-from codegym.core.tasks import Task, TaskSet
+from codegym.core.tasks import Convert, Formats, Task, TaskSet
 from codegym.errors import InfraError, did_you_mean
 
 log = logging.getLogger(__name__)
@@ -102,6 +102,8 @@ class CodeEnv(gym.Env[Any, str]):
     full_reward: ClassVar[float] = 1.0
     #: Longest action accepted by the action space.
     max_action_length: ClassVar[int] = 100_000
+    #: Outside formats this family converts on load (``formats.json`` name -> converter).
+    task_formats: ClassVar[dict[str, Convert]] = {}
 
     def __new__(cls, *args: Any, **kwargs: Any) -> CodeEnv:
         """Check every constructor argument of the family before any ``__init__`` runs.
@@ -201,7 +203,17 @@ class CodeEnv(gym.Env[Any, str]):
         """Load ``tasks``, or the bundled set when None."""
         if tasks is None:
             tasks = Path(str(resources.files("codegym.assets").joinpath(self.bundled_tasks)))
-        return TaskSet.load(tasks, parse=self.parse_task)
+        return TaskSet.load(tasks, parse=self.parse_task, formats=self.formats())
+
+    def formats(self) -> Formats:
+        """The outside formats this env reads: those ``formats.json`` lists for its id."""
+        from codegym.core.formats import formats
+        from codegym.registration import ENVS
+
+        name = type(self).__name__
+        ids = [e.id for e in ENVS if e.entry_point.rpartition(":")[2] == name]
+        accepted = tuple(f.name for f in formats() if set(f.envs) & set(ids)) or tuple(self.task_formats)
+        return Formats(ids[0] if ids else name, accepted, dict(self.task_formats))
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         """Start an episode. ``options`` may pick ``task_id``, ``split`` or ``difficulty``."""

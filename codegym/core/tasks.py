@@ -3,7 +3,7 @@
 The format is detected from what is given (docs/contract.md, Tasks):
 
 * a list of dicts: one task each;
-* a ``.jsonl`` file: one task per line; a ``.json`` file: a list of tasks;
+* a ``.jsonl`` file (or ``.jsonl.gz``): one task per line; a ``.json`` file: a list of tasks;
 * a folder whose sub-folders hold ``task.toml`` or ``task.json`` (Harbor / Terminal-Bench
   style: ``instruction.md`` is read into ``instruction``, ``path`` points at the folder);
 * a folder of ``.json`` / ``.jsonl`` files (each loaded as above).
@@ -12,19 +12,26 @@ Every task needs an id (``id``, ``task_id`` or SWE-bench's ``instance_id``); ``s
 defaults to ``"train"``; ``difficulty`` is optional. A family passes ``parse`` to check its
 own fields; a malformed task raises :class:`~codegym.errors.TaskFormatError` naming the
 file and the field.
+
+Outside formats are told apart by their fields (:mod:`codegym.core.formats`): a row of a
+format the env converts (HumanEval for CodeGen) is converted as it is read; a row the env
+cannot read gets an error naming the format it is, or the formats it could be and the
+fields it misses.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import tomllib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from codegym.core.formats import detect, detect_folder, explain
 from codegym.errors import TaskFormatError, UnknownTaskError
 
 ID_KEYS = ("id", "task_id", "instance_id")
@@ -70,6 +77,23 @@ class Task:
 
 
 Parse = Callable[[Task], Task]
+Convert = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Formats:
+    """The outside formats one env reads.
+
+    Attributes:
+        env: the env's id (or class name), for messages.
+        accepted: names of the formats it reads (``formats.json``), converted or as they are.
+        convert: format name -> function turning rows of it into the env's task dicts.
+
+    """
+
+    env: str
+    accepted: tuple[str, ...] = ()
+    convert: Mapping[str, Convert] = field(default_factory=dict)
 
 
 class TaskSet(Sequence[Task]):
@@ -84,19 +108,37 @@ class TaskSet(Sequence[Task]):
             self._by_id[task.id] = task
 
     @classmethod
-    def load(cls, source: str | Path | Sequence[dict[str, Any]], parse: Parse | None = None) -> TaskSet:
+    def load(
+        cls,
+        source: str | Path | Sequence[dict[str, Any]],
+        parse: Parse | None = None,
+        formats: Formats | None = None,
+    ) -> TaskSet:
         """Load tasks from a folder, a JSON/JSONL file or a list of dicts (format detected).
 
         Args:
             source: what to load.
             parse: the family's check/normalisation of each task; raises TaskFormatError.
+            formats: the outside formats the env reads (rows of those it converts are
+                converted; errors name the format a row is or could be).
 
         """
-        tasks = list(_read(source))
+        tasks = list(_read(source, formats))
         if parse is not None:
-            tasks = [parse(t) for t in tasks]
+            parsed = []
+            for task in tasks:
+                try:
+                    parsed.append(parse(task))
+                except TaskFormatError as exc:
+                    hint = _hint(task, formats)
+                    if not hint:
+                        raise
+                    raise TaskFormatError(exc.source, exc.field, f"{exc.problem}; {hint}") from exc
+            tasks = parsed
         if not tasks:
-            raise TaskFormatError(str(source), "tasks", "no tasks found; expected task folders, .json or .jsonl")
+            raise TaskFormatError(
+                str(source), "tasks", "no tasks found; expected task folders, .json or .jsonl" + _folder_hint(source)
+            )
         return cls(tasks)
 
     def __len__(self) -> int:
@@ -161,7 +203,33 @@ def task_from_dict(data: dict[str, Any], source: str, path: Path | None = None) 
     return Task(task_id, dict(data), split, difficulty, path, source)
 
 
-def _read(source: str | Path | Sequence[dict[str, Any]]) -> Iterator[Task]:
+def _hint(task: Task, formats: Formats | None) -> str:
+    """What an unreadable task looks like (see :func:`codegym.core.formats.explain`), or ''."""
+    if formats is None:
+        return ""
+    if task.path is not None:
+        fmt = detect_folder(task.path)
+        if fmt is None or fmt.name in formats.accepted:
+            return ""
+        return f"this is a {fmt.name} task folder; {formats.env} does not read it: load it with " + " or ".join(
+            fmt.envs
+        )
+    return explain(task.data, formats.env, formats.accepted)
+
+
+def _folder_hint(source: Any) -> str:
+    """For a folder with no tasks in it: the layouts its sub-folders have, if any."""
+    if not isinstance(source, (str, Path)) or not Path(source).is_dir():
+        return ""
+    seen = {}
+    for child in sorted(Path(source).iterdir())[:200]:
+        fmt = detect_folder(child) if child.is_dir() else None
+        if fmt is not None:
+            seen.setdefault(fmt.name, fmt)
+    return "".join(f"; it holds {f.name} task folders, which {' and '.join(f.envs)} read" for f in seen.values())
+
+
+def _read(source: str | Path | Sequence[dict[str, Any]], formats: Formats | None = None) -> Iterator[Task]:
     if isinstance(source, (str, Path)):
         path = Path(source)
         if not path.exists():
@@ -169,29 +237,50 @@ def _read(source: str | Path | Sequence[dict[str, Any]]) -> Iterator[Task]:
                 str(path), "<path>", "does not exist; pass a folder, a .json/.jsonl file or a list of dicts"
             )
         if path.is_dir():
-            yield from _read_dir(path)
+            yield from _read_dir(path, formats)
         else:
-            yield from _read_file(path)
+            yield from _read_file(path, formats)
         return
-    for i, item in enumerate(source):
-        yield task_from_dict(item, f"<tasks[{i}]>")
+    yield from _from_rows(((item, f"<tasks[{i}]>") for i, item in enumerate(source)), formats)
 
 
-def _read_file(path: Path) -> Iterator[Task]:
-    if path.suffix == ".jsonl":
-        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if line.strip():
-                yield task_from_dict(_json(line, f"{path}:{lineno}"), f"{path}:{lineno}")
+def _from_rows(rows: Iterable[tuple[Any, str]], formats: Formats | None) -> Iterator[Task]:
+    """Tasks from loaded rows; a row of a format the env converts is converted first."""
+    for data, source in rows:
+        fmt = detect(data) if formats is not None and isinstance(data, dict) else None
+        if fmt is None or fmt.name not in formats.accepted or fmt.name not in formats.convert:  # type: ignore[union-attr]
+            yield task_from_dict(data, source)
+            continue
+        try:
+            converted = formats.convert[fmt.name]([data])  # type: ignore[union-attr]
+        except TaskFormatError as exc:
+            raise TaskFormatError(source, exc.field, f"{exc.problem} (a {fmt.name} row)") from exc
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise TaskFormatError(source, "<row>", f"not a valid {fmt.name} row: {type(exc).__name__}: {exc}") from exc
+        for item in converted:
+            yield task_from_dict(item, source)
+
+
+def _is_task_file(path: Path) -> bool:
+    return path.name.endswith((".json", ".jsonl", ".jsonl.gz"))
+
+
+def _read_file(path: Path, formats: Formats | None = None) -> Iterator[Task]:
+    if path.name.endswith((".jsonl", ".jsonl.gz")):
+        raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+        lines = enumerate(raw.decode("utf-8").splitlines(), 1)
+        rows = ((_json(line, f"{path}:{n}"), f"{path}:{n}") for n, line in lines if line.strip())
+        yield from _from_rows(rows, formats)
     elif path.suffix == ".json":
         data = _json(path.read_text(encoding="utf-8"), str(path))
         items = data if isinstance(data, list) else [data]
-        for i, item in enumerate(items):
-            yield task_from_dict(item, f"{path}[{i}]" if isinstance(data, list) else str(path))
+        sources = (f"{path}[{i}]" if isinstance(data, list) else str(path) for i in range(len(items)))
+        yield from _from_rows(zip(items, sources, strict=True), formats)
     else:
-        raise TaskFormatError(str(path), "<path>", "unknown task file type; expected .json or .jsonl")
+        raise TaskFormatError(str(path), "<path>", "unknown task file type; expected .json, .jsonl or .jsonl.gz")
 
 
-def _read_dir(path: Path) -> Iterator[Task]:
+def _read_dir(path: Path, formats: Formats | None = None) -> Iterator[Task]:
     if (path / "task.toml").exists() or (path / "task.json").exists():
         yield _read_task_dir(path)
         return
@@ -200,8 +289,8 @@ def _read_dir(path: Path) -> Iterator[Task]:
             continue
         if child.is_dir() and ((child / "task.toml").exists() or (child / "task.json").exists()):
             yield _read_task_dir(child)
-        elif child.suffix in (".json", ".jsonl"):
-            yield from _read_file(child)
+        elif child.is_file() and _is_task_file(child):
+            yield from _read_file(child, formats)
 
 
 def _read_task_dir(path: Path) -> Task:

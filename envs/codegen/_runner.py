@@ -50,6 +50,8 @@ import time
 import traceback
 
 SOLUTION_NAME = "<solution>"
+TESTS_NAME = "<tests>"
+PRELUDE_NAME = "<prompt>"
 MAX_OUT = 1 << 20  # bytes of a test's stdout kept
 MAX_LINE_EVENTS = 300_000  # line-trace events per test before tracing stops (keeps it cheap)
 
@@ -331,6 +333,25 @@ def short_trace(exc):
     return text[-2000:]
 
 
+def failed_assertion(exc, test_code):
+    """The assert of the tests (``check``) that failed, as written, for the feedback.
+
+    HumanEval's ``check(candidate)`` holds no expected values apart from its asserts, so the
+    failing assert's own text is what tells the model what went wrong.
+    """
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames or frames[-1].filename != TESTS_NAME:
+        return ""  # an assert of the attempt's own: its traceback says more
+    frame = frames[-1]
+    lines = test_code.splitlines()
+    end = max(frame.lineno or 0, getattr(frame, "end_lineno", None) or 0)
+    text = "\n".join(lines[(frame.lineno or 1) - 1 : end]).strip()[:1000]
+    note = str(exc).strip()[:300]
+    return f"failed assertion (line {frame.lineno} of the tests): {text}" + (
+        f"\n{note}" if note and note not in text else ""
+    )
+
+
 # ---------------------------------------------------------------------------- worker
 def worker(spec, start, wfd):
     """Run tests ``start..`` of a Python attempt in this process, one message per test."""
@@ -364,6 +385,13 @@ def worker(spec, start, wfd):
     if kind == "function":
         capture = io.StringIO()
         sys.stdout = sys.stderr = capture
+        if spec.get("prelude"):
+            # HumanEval runs prompt + completion: the prompt's imports and helpers come first.
+            try:
+                exec(compile(spec["prelude"], PRELUDE_NAME, "exec"), namespace)
+            except BaseException as exc:  # noqa: BLE001 - the task's own code: a setup error
+                send({"load_error": "TestSetupError", "line": 0, "trace": f"{type(exc).__name__}: {exc}"[:500]})
+                return
         if tracer:
             sys.settrace(tracer.global_trace)
         try:
@@ -377,7 +405,7 @@ def worker(spec, start, wfd):
         if spec.get("test_code"):
             entry = spec.get("entry_point")
             try:
-                exec(compile(spec["test_code"], "<tests>", "exec"), namespace)
+                exec(compile(spec["test_code"], TESTS_NAME, "exec"), namespace)
             except BaseException as exc:  # noqa: BLE001
                 send({"load_error": "TestSetupError", "line": 0, "trace": short_trace(exc)})
                 return
@@ -437,6 +465,8 @@ def worker(spec, start, wfd):
             msg["status"] = "fail" if spec.get("test_code") else "error"
             msg["error"] = "AssertionError"
             msg["trace"] = short_trace(exc)
+            if spec.get("test_code"):
+                msg["trace"] = failed_assertion(exc, spec["test_code"]) or msg["trace"]
             msg["line"] = _line_of(exc)
         except BaseException as exc:  # noqa: BLE001 - the attempt's error, reported
             sys.settrace(None)

@@ -11,6 +11,7 @@ from . import faultloc
 from .audit import audit
 from .compare import show
 from .grading import RunResult, prepare, run_attempt
+from .loaders import load_apps, load_codecontests, load_humaneval
 from .rewards import REWARD_MODES, components, reward
 from .tasks import parse_codegen_task
 
@@ -70,6 +71,14 @@ class CodeGenEnv(CodeEnv):
 
     bundled_tasks: ClassVar[str] = "codegen"
     floor_reward: ClassVar[float] = 0.0
+    #: ``tasks=`` files of these formats load unchanged (``codegym/core/formats.json``).
+    task_formats: ClassVar[dict[str, Any]] = {
+        "HumanEval": load_humaneval,
+        "MBPP": load_humaneval,
+        "CodeContests": load_codecontests,
+        "LiveCodeBench": load_codecontests,
+        "APPS": load_apps,
+    }
 
     def __init__(
         self,
@@ -131,6 +140,7 @@ class CodeGenEnv(CodeEnv):
             tests=task["tests"],
             entry_point=task.get("entry_point"),
             test_code=task.get("test_code"),
+            prelude=task.get("prelude"),
             timeout=float(task.get("timeout") or self.timeout),
             float_tol=task.get("float_tol"),
             trace=self.trace if trace is None else trace,
@@ -212,7 +222,7 @@ class CodeGenEnv(CodeEnv):
         failing = [(i, t) for i, t in enumerate(result.tests) if t.status != "pass"]
         for i, t in failing[: 1 if self.feedback_level == "first" else len(failing)]:
             lines.append(f"Test {i + 1} {t.status}: input {show(_input_of(task, i), text=True)}")
-            if t.status == "fail":
+            if t.status == "fail" and not task.get("test_code"):  # asserts: the trace names the failing one
                 lines.append(f"  expected {show(t.expected, text=io)}\n  got      {show(t.got, text=io)}")
             elif t.trace:
                 lines.append("  " + t.trace.strip()[-800:].replace("\n", "\n  "))

@@ -166,6 +166,7 @@ def run_attempt(
     tests: list[dict[str, Any]],
     entry_point: str | None = None,
     test_code: str | None = None,
+    prelude: str | None = None,
     timeout: float = 4.0,
     float_tol: float | None = None,
     trace: bool = True,
@@ -182,6 +183,8 @@ def run_attempt(
             with ``test_code`` (HumanEval ``check(candidate)``) one empty dict.
         entry_point: the function to call (function kind).
         test_code: HumanEval/MBPP-style assert code defining ``check`` (judged in the sandbox).
+        prelude: Python run before the attempt in its namespace (function kind): HumanEval's
+            prompt, whose imports and helpers its harness puts before every completion.
         timeout: seconds per test, on the runner's clock.
         float_tol: tolerance of numeric comparison (None: exact for stdio, 1e-6 for values).
         trace: record executed lines per test (Python) for fault localisation.
@@ -210,7 +213,7 @@ def run_attempt(
         "trace": trace and language == "python",
     }
     if language == "python":
-        spec.update(code=code, entry_point=entry_point, test_code=test_code)
+        spec.update(code=code, entry_point=entry_point, test_code=test_code, prelude=prelude)
     else:
         spec.update(build=list(lang.build), run=list(lang.run))
     budget = len(tests) * (timeout + 0.5) + (60 if lang.build else 5) + 10

@@ -11,6 +11,7 @@ A task is a dict (one JSONL line)::
       "tests": [{"args": [1, 2], "expected": 3}, ...]         # function kind, or
                [{"input": "1 2\\n", "output": "3\\n"}, ...],   # stdio kind
       "test_code": "def check(candidate): ...", # optional, HumanEval style (replaces tests)
+      "prelude": "from typing import List ...",  # optional, function kind: run before the attempt
       "gold": "reference solution in the task's language",
       "wrong": "a plausible wrong solution (optional)",
       "float_tol": 1e-6,                       # optional, see compare.py
@@ -67,6 +68,8 @@ def parse_codegen_task(task: Task) -> Task:
                 )
         if kind == "function":
             task.require("entry_point", str)
+    if "prelude" in data and (not isinstance(data["prelude"], str) or kind != "function"):
+        raise TaskFormatError(task.source, "prelude", f"a str, for function-call tasks only, in task {task.id!r}")
     if "gold" in data and not isinstance(data["gold"], str):
         raise TaskFormatError(task.source, "gold", f"expected str in task {task.id!r}")
     return replace(task, data=data)
