@@ -13,11 +13,11 @@ from typing import Any
 
 from codegym.errors import did_you_mean
 
-from .base import WORKDIR, ExecResult, Limits, Sandbox, check_aliases
+from .base import WORKDIR, ExecResult, Limits, Runtime, Sandbox, check_aliases
 
 BACKENDS = ("local", "docker")
 
-__all__ = ["BACKENDS", "WORKDIR", "ExecResult", "Limits", "Sandbox", "check_aliases", "check_spec", "create"]
+__all__ = ["BACKENDS", "WORKDIR", "ExecResult", "Limits", "Runtime", "Sandbox", "check_aliases", "check_spec", "create"]
 
 
 def check_backend(name: object, source: str = "backend") -> None:
@@ -48,6 +48,7 @@ def create(
     backend: str | None = None,
     *,
     workdir_from: str | Path | None = None,
+    runtime: Runtime | None = None,
     aliases: Sequence[str] = (),
     **limits: Any,
 ) -> Sandbox:
@@ -56,6 +57,7 @@ def create(
     Args:
         backend: ``"local"`` or ``"docker"``; None takes ``CODEGYM_SANDBOX``, else ``local``.
         workdir_from: host folder the work dir starts as a copy of (None: empty).
+        runtime: a read-only venv the commands run with (a repository task's own), or None.
         aliases: top-level paths such as ``"/app"``, each made a link to the work dir's folder
             of the same name (``/sandbox/app``), which the caller provides.
         **limits: fields of :class:`Limits` (``timeout_s``, ``memory_mb``, ...).
@@ -66,10 +68,10 @@ def create(
     if name == "local":
         from .local import LocalSandbox
 
-        return LocalSandbox(lim, workdir_from, aliases=aliases)
+        return LocalSandbox(lim, workdir_from, runtime=runtime, aliases=aliases)
     if name == "docker":
         from .docker import DockerSandbox
 
-        return DockerSandbox(lim, workdir_from, aliases=aliases)
+        return DockerSandbox(lim, workdir_from, runtime=runtime, aliases=aliases)
     check_backend(name, "backend" if backend else "CODEGYM_SANDBOX")
     raise AssertionError("unreachable")

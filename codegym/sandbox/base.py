@@ -110,6 +110,40 @@ def check_limit(name: str, value: Any) -> None:
 
 
 @dataclass(frozen=True)
+class Runtime:
+    """A read-only folder of programs a task's commands run with (a repository's own venv).
+
+    Repository tasks must run their tests with the repository's dependencies, never with
+    codegym's own venv. The ``local`` backend binds ``host_dir`` read-only at ``path``; the
+    ``docker`` backend starts its containers from ``image`` when given (a prebuilt image,
+    used as it is), else from an image layer that holds a copy of ``host_dir`` at ``path``
+    (built once). Either way ``path/bin`` comes first on ``PATH`` and codegym's venv is not
+    on it.
+
+    Attributes:
+        host_dir: host folder of the venv (None: ``image`` alone holds it).
+        path: where commands see it.
+        image: docker only: an image to start containers from instead of the layer.
+        env: variables every command gets (the caller's ``env`` overrides them), e.g. a
+            ``PYTHONPATH`` that puts the work dir's code before any installed copy.
+
+    """
+
+    host_dir: str | None
+    path: str = "/opt/codegym-env"
+    image: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+
+    def search_path(self) -> str:
+        """``PATH`` of a command run with this runtime."""
+        return f"{self.path}/bin:/usr/local/bin:/usr/bin:/bin"
+
+    def variables(self, env: Mapping[str, str] | None) -> dict[str, str]:
+        """The runtime's variables with the caller's ``env`` on top."""
+        return {**dict(self.env), **(env or {})}
+
+
+@dataclass(frozen=True)
 class ExecResult:
     """What one command did.
 

@@ -45,6 +45,7 @@ from .base import (
     Command,
     ExecResult,
     Limits,
+    Runtime,
     Sandbox,
     check_aliases,
     command_problem,
@@ -137,6 +138,38 @@ def base_image() -> str:
     return ref
 
 
+def runtime_image(runtime: Runtime | None) -> str:
+    """The image a sandbox with ``runtime`` starts from: its own, or a layer over the skeleton.
+
+    The layer copies ``runtime.host_dir`` to ``runtime.path`` (``docker build`` from local
+    files, no registry), tagged by the folder and its build stamp, so it is built once.
+    """
+    if runtime is None:
+        return base_image()
+    client = _client()
+    if runtime.image:
+        if not client.images.list(name=runtime.image):
+            raise SandboxSetupError(f"the image {runtime.image!r} is not on this machine (no registry is used)")
+        return runtime.image
+    if not runtime.host_dir:
+        raise SandboxSetupError("a Runtime needs host_dir or image")
+    stamp = "".join(f"{e.name}:{e.stat().st_mtime_ns}" for e in sorted(os.scandir(runtime.host_dir), key=str))
+    tag = hashlib.sha256(f"{runtime.host_dir}|{runtime.path}|{stamp}|{base_image()}".encode()).hexdigest()[:16]
+    ref = f"codegym-env:{tag}"
+    with _client_lock:
+        if not client.images.list(name=ref):
+            import tempfile
+
+            with tempfile.TemporaryDirectory() as tmp:
+                dockerfile = Path(tmp, "Dockerfile")
+                dockerfile.write_text(f"FROM {base_image()}\nCOPY . {runtime.path}\n")
+                try:
+                    client.images.build(path=runtime.host_dir, dockerfile=str(dockerfile), tag=ref, rm=True)
+                except Exception as exc:  # noqa: BLE001 - the engine failed, not the attempt
+                    raise InfraError(f"docker could not build the runtime layer {ref}: {exc}") from exc
+    return ref
+
+
 def _user() -> str:
     """The uid:gid commands run as: the local backend's sandbox uid as root, else the caller's."""
     uid = SANDBOX_UID if os.geteuid() == 0 else os.getuid()
@@ -151,8 +184,8 @@ def _new_workspace(limits: Limits) -> OverlayWorkspace | CopyWorkspace:
     return CopyWorkspace((), disk, None)
 
 
-def _start_container(limits: Limits, fs: OverlayWorkspace | CopyWorkspace) -> Any:
-    """``docker run`` an idle container binding ``fs`` at the work dir."""
+def _start_container(limits: Limits, fs: OverlayWorkspace | CopyWorkspace, image: str | None = None) -> Any:
+    """``docker run`` an idle container of ``image`` (default: the skeleton) binding ``fs`` at the work dir."""
     from docker.types import Mount, Ulimit
 
     fsize = limits.max_file_mb * 2**20
@@ -160,7 +193,7 @@ def _start_container(limits: Limits, fs: OverlayWorkspace | CopyWorkspace) -> An
     work = Mount(WORKDIR, str(fs.path), type="bind", propagation=propagation)
     try:
         return _client().containers.run(
-            base_image(),
+            image or base_image(),
             ["/usr/bin/sleep", "infinity"],
             detach=True,
             init=True,
@@ -186,6 +219,10 @@ def _start_container(limits: Limits, fs: OverlayWorkspace | CopyWorkspace) -> An
         raise InfraError(f"docker could not start a container: {exc}") from exc
 
 
+#: Spares are kept per limits and image.
+_Key = tuple[Limits, str]
+
+
 class _Spares:
     """Idle containers started ahead of need, per limits; see the module docstring.
 
@@ -195,15 +232,15 @@ class _Spares:
 
     def __init__(self) -> None:
         self.target = int(os.environ.get("CODEGYM_DOCKER_SPARES", "2"))
-        self._ready: dict[Limits, list[tuple[Any, OverlayWorkspace | CopyWorkspace]]] = {}
-        self._pending: dict[Limits, int] = {}
-        self._uses: dict[Limits, int] = {}
+        self._ready: dict[_Key, list[tuple[Any, OverlayWorkspace | CopyWorkspace]]] = {}
+        self._pending: dict[_Key, int] = {}
+        self._uses: dict[_Key, int] = {}
         self._lock = threading.Lock()
         self._worker: ThreadPoolExecutor | None = None
         self._owner = os.getpid()
 
-    def take(self, limits: Limits) -> tuple[Any, OverlayWorkspace | CopyWorkspace] | None:
-        """A spare of these limits, or None; counts the use and starts refilling."""
+    def take(self, limits: _Key) -> tuple[Any, OverlayWorkspace | CopyWorkspace] | None:
+        """A spare of these limits and image, or None; counts the use and starts refilling."""
         with self._lock:
             if self._owner != os.getpid():  # a forked child: the spares are its parent's
                 self._ready, self._pending, self._uses, self._worker = {}, {}, {}, None
@@ -220,19 +257,20 @@ class _Spares:
                     self._worker.submit(self._make, limits)
         return spare
 
-    def _make(self, limits: Limits) -> None:
+    def _make(self, key: _Key) -> None:
+        limits, image = key
         fs = None
         try:
             fs = _new_workspace(limits)
-            container = _start_container(limits, fs)
+            container = _start_container(limits, fs, image)
         except Exception:  # noqa: BLE001 - a spare is an optimisation: the next sandbox starts its own
             if fs is not None:
                 fs.close()
             container = None
         with self._lock:
-            self._pending[limits] -= 1
+            self._pending[key] -= 1
             if container is not None:
-                self._ready.setdefault(limits, []).append((container, fs))
+                self._ready.setdefault(key, []).append((container, fs))
 
     def settle(self) -> list[tuple[str, Path]]:
         """Wait for spares being started; the (container id, workspace folder) of each spare."""
@@ -273,6 +311,7 @@ class DockerSandbox(HostWorkdir, Sandbox):
     Args:
         limits: resource limits.
         workdir_from: host folder whose contents the work dir starts with (None: empty).
+        runtime: a venv the commands run with, first on ``PATH`` (see :func:`runtime_image`).
         aliases: top-level paths (``/app``) made links to the work dir's folders of the same name.
 
     """
@@ -287,21 +326,24 @@ class DockerSandbox(HostWorkdir, Sandbox):
         limits: Limits,
         workdir_from: str | Path | None = None,
         *,
+        runtime: Runtime | None = None,
         aliases: Sequence[str] = (),
         _layers: tuple[Layer, ...] | None = None,
     ) -> None:
         self.limits = limits
+        self.runtime = runtime
         self.aliases = check_aliases(aliases, _ro_paths())
         self._client = _client()
+        self._image = runtime_image(runtime)
         self._uid = SANDBOX_UID if os.geteuid() == 0 else None
         self._user = _user()
         if _layers is None:
             _layers = (base_layer(workdir_from, self._uid),)
-        spare = _spares.take(limits)
+        spare = _spares.take((limits, self._image))
         if spare is None:
             fs = _new_workspace(limits)
             try:
-                container = _start_container(limits, fs)
+                container = _start_container(limits, fs, self._image)
             except InfraError:
                 fs.close()
                 raise
@@ -333,6 +375,8 @@ class DockerSandbox(HostWorkdir, Sandbox):
         argv = ["/bin/sh", "-c", cmd] if isinstance(cmd, str) else list(cmd)
         api = self._client.api
         path = f"{sys.prefix}/bin:/usr/local/bin:/usr/bin:/bin"
+        if self.runtime is not None:
+            path, env = self.runtime.search_path(), self.runtime.variables(env)
         try:
             exec_id, sock = self._start_exec(argv, stdin is not None, sandbox_env(env, path), cwd)
         except Exception:  # noqa: BLE001 - a dead container (dockerd restarted): start it again, once
@@ -416,7 +460,7 @@ class DockerSandbox(HostWorkdir, Sandbox):
                 self._container.start()
             except Exception:  # noqa: BLE001 - gone for good: a new container on the same workspace
                 old = self._container.id
-                self._container = _start_container(self.limits, self._fs)
+                self._container = _start_container(self.limits, self._fs, self._image)
                 self._make_links()
                 self._finalizer.detach()
                 self._finalizer = weakref.finalize(self, _release, self._container.id, self._fs)
@@ -498,7 +542,7 @@ class DockerSandbox(HostWorkdir, Sandbox):
 
     def fork(self) -> DockerSandbox:
         """A container of its own on the same layers (a spare when one is ready)."""
-        return DockerSandbox(self.limits, aliases=self.aliases, _layers=self.snapshot())
+        return DockerSandbox(self.limits, runtime=self.runtime, aliases=self.aliases, _layers=self.snapshot())
 
 
 def _pids(procs: Path) -> list[int]:

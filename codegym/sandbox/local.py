@@ -45,6 +45,7 @@ from .base import (
     Command,
     ExecResult,
     Limits,
+    Runtime,
     Sandbox,
     check_aliases,
     command_problem,
@@ -213,6 +214,7 @@ class LocalSandbox(HostWorkdir, Sandbox):
     Args:
         limits: resource limits.
         workdir_from: host folder whose contents the work dir starts with (None: empty).
+        runtime: a venv bound read-only at ``runtime.path``, first on ``PATH`` (None: codegym's).
         aliases: top-level paths (``/app``) made links to the work dir's folders of the same name.
 
     """
@@ -224,11 +226,13 @@ class LocalSandbox(HostWorkdir, Sandbox):
         limits: Limits,
         workdir_from: str | Path | None = None,
         *,
+        runtime: Runtime | None = None,
         aliases: Sequence[str] = (),
         _layers: tuple[Layer, ...] | None = None,
     ) -> None:
         setup = _host_setup()
         self.limits = limits
+        self.runtime = runtime
         # Links, resolved inside the sandbox: a bind of a work-dir folder would be resolved by
         # bwrap on the host, where a link a command planted in the work dir could lead anywhere.
         self.aliases = check_aliases(aliases, setup["ro_paths"])
@@ -358,12 +362,17 @@ class LocalSandbox(HostWorkdir, Sandbox):
                 args += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
         for hidden in setup["masked"]:
             args += ["--tmpfs", hidden]
+        if self.runtime is not None and self.runtime.host_dir:
+            args += ["--ro-bind", self.runtime.host_dir, self.runtime.path]
         # By path, not by fd: a restore mounts a new overlay there after this launch started.
         args += ["--bind", str(self._fs.path), WORKDIR, "--proc", "/proc", "--dev", "/dev"]
         for alias in self.aliases:
             args += ["--symlink", WORKDIR + alias, alias]
         args += ["--chdir", os.path.join(WORKDIR, cwd) if cwd else WORKDIR, "--clearenv"]
-        variables = sandbox_env(env, f"{sys.prefix}/bin:/usr/local/bin:/usr/bin:/bin")
+        if self.runtime is None:
+            variables = sandbox_env(env, f"{sys.prefix}/bin:/usr/local/bin:/usr/bin:/bin")
+        else:
+            variables = sandbox_env(self.runtime.variables(env), self.runtime.search_path())
         variables |= {f"{_ARGV_PREFIX}{i}": arg for i, arg in enumerate(argv)}
         variables[f"{_ARGV_PREFIX}N"] = str(len(argv))
         for name, value in variables.items():
@@ -452,7 +461,7 @@ class LocalSandbox(HostWorkdir, Sandbox):
 
     def fork(self) -> LocalSandbox:
         """A new sandbox on the same layers: copy-on-write, nothing copied up front."""
-        return LocalSandbox(self.limits, aliases=self.aliases, _layers=self.snapshot())
+        return LocalSandbox(self.limits, runtime=self.runtime, aliases=self.aliases, _layers=self.snapshot())
 
 
 def _communicate(

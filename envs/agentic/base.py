@@ -16,7 +16,7 @@ from typing import Any
 from codegym.core import CodeEnv, Outcome, Task
 from codegym.core.extract import Extracted, extract_code
 from codegym.errors import did_you_mean
-from codegym.sandbox import Sandbox, create
+from codegym.sandbox import Runtime, Sandbox, create
 
 from .audit import audit_commands
 from .harness import BASH_HELP, EDITOR_HELP, HARNESSES, PATCH_HELP, parse_bash, parse_editor, run_tool
@@ -109,6 +109,8 @@ class AgenticEnv(CodeEnv):
         self._discarding: list[Future[None]] = []
         self.prestart = prestart
         self._tree: Path | None = None
+        #: The current task's own environment (a repository's venv), set by ``_prepare``.
+        self._runtime: Runtime | None = None
 
     # ------------------------------------------------------------------ family hooks
     def _prepare(self, task: Task) -> Path:
@@ -165,7 +167,7 @@ class AgenticEnv(CodeEnv):
 
     def new_sandbox(self, tree: Path | None) -> Sandbox:
         """A sandbox of this env's backend and limits whose work dir starts as ``tree``."""
-        return create(**self.sandbox_spec, workdir_from=tree)
+        return create(**self.sandbox_spec, workdir_from=tree, runtime=self._runtime)
 
     def _start(self, task: Task) -> str:
         self._drop_current()

@@ -47,14 +47,15 @@ def pytest_exception_interact(node, call, report):
 
 def pytest_runtest_logreport(report):
     node = report.nodeid
+    xfail = hasattr(report, "wasxfail")
     if report.when == "call":
         if report.passed:
             if _RESULTS.get(node) in (None, "collected"):
-                _RESULTS[node] = "passed"
+                _RESULTS[node] = "xpassed" if xfail else "passed"
         else:
-            _RESULTS[node] = "failed" if report.failed else "skipped"
+            _RESULTS[node] = "failed" if report.failed else ("xfailed" if xfail else "skipped")
     elif not report.passed:
-        _RESULTS[node] = "error" if report.failed else "skipped"
+        _RESULTS[node] = "error" if report.failed else ("xfailed" if xfail else "skipped")
     if report.failed and node not in _MESSAGES:
         lines = [l for l in str(report.longreprtext).splitlines() if l.startswith("E ")]
         _MESSAGES[node] = "\\n".join(lines[:4])[:400]
@@ -90,7 +91,7 @@ class PytestRun:
         return (
             f"CODEGYM_REPORT_PATH=/sandbox/{self.report} "
             f"PYTHONPATH=/sandbox/{self.folder}${{PYTHONPATH:+:$PYTHONPATH}} "
-            f"python -m pytest -p {self.module} -p no:cacheprovider -q -o addopts='' {extra}{flag} {quoted}"
+            f"python -m pytest -p {self.module} -p no:cacheprovider -rA -q -o addopts='' {extra}{flag} {quoted}"
         )
 
 
@@ -99,7 +100,8 @@ class TestResults:
     """Per-test outcomes of one run, judged with the exit code.
 
     Attributes:
-        outcomes: node id -> ``passed`` / ``failed`` / ``error`` / ``skipped`` / ``collected``.
+        outcomes: node id -> ``passed`` / ``failed`` / ``error`` / ``skipped`` / ``xfailed`` /
+            ``xpassed`` (a non-strict xfail that passed) / ``collected``.
         messages: node id -> the ``E`` lines of its failure.
         exit_code: the process exit status.
         valid: the report existed, parsed and agreed with the exit code.
@@ -109,6 +111,8 @@ class TestResults:
         collect: collector node id (a file, a folder) -> ``error`` / ``skipped``, for the
             collectors that gave no tests.
         exits: collector node id -> the code of a ``SystemExit`` raised while collecting it.
+        log: what pytest printed (``-rA`` summary included): never graded, kept so that the
+            official harness's log parsers can be run on the same run (parity tests).
 
     """
 
@@ -120,6 +124,7 @@ class TestResults:
     reported: bool = True
     collect: dict[str, str] = field(default_factory=dict)
     exits: dict[str, str] = field(default_factory=dict)
+    log: str = ""
 
     def passed(self, node: str) -> bool:
         """A test passes only when the valid report says so; missing evidence is failure."""
@@ -239,9 +244,11 @@ class Sentinels:
         forged = [n for n in self.must_fail if outcomes.get(n) == "passed"]
         if forged:
             return f"{len(forged)} planted test(s) that must fail were reported passed"
-        skipped = [n for n in sorted(self.ids()) if outcomes.get(n) == "skipped"]
+        # A planted test has no marks: skipped or xfail means something marked it (an xfail
+        # counts as a pass under SWE-bench's rules, so marking tests xfail would "resolve").
+        skipped = [n for n in sorted(self.ids()) if outcomes.get(n) in ("skipped", "xfailed", "xpassed")]
         if skipped:
-            return f"{len(skipped)} planted test(s) were reported skipped"
+            return f"{len(skipped)} planted test(s) were reported skipped or xfail"
         missing = [n for n in sorted(self.ids()) if n not in outcomes]
         if missing:
             return f"{len(missing)} planted test(s) vanished from the run"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,16 @@ from codegym.sandbox import Sandbox
 from .audit import TAMPERED_RUNNER, audit_patch
 from .base import AgenticEnv
 from .patches import FileDiff, apply_patch, is_state_path, is_test_path, join, parse_diff
-from .repairtask import RepairSpec, install_hidden_tests, prepare, run_pytest, run_pytest_guarded, spec_of, summarize
+from .repairtask import (
+    RepairSpec,
+    install_hidden_tests,
+    prepare,
+    run_pytest,
+    run_pytest_guarded,
+    spec_of,
+    summarize,
+    task_env,
+)
 from .repo import EXCLUDES
 
 #: Most hunks scored by leave-one-out (each costs one test run).
@@ -80,6 +90,7 @@ class CodeRepairEnv(AgenticEnv):
         self.repo_root = repo_root
         self.hunk_credit = hunk_credit
         self._specs: dict[str, RepairSpec] = {}
+        self._env_record: dict[str, Any] | None = None
         super().__init__(*args, **kwargs)
 
     def parse_task(self, task: Task) -> Task:
@@ -100,7 +111,12 @@ class CodeRepairEnv(AgenticEnv):
         return self.episode.task
 
     def _prepare(self, task: Task) -> Path:
-        return prepare(task, self.repo_root)
+        tree = prepare(task, self.repo_root)
+        backend = self.sandbox_spec.get("backend") or os.environ.get("CODEGYM_SANDBOX") or "local"
+        built = task_env(task, tree, backend)  # EnvBuildError: reset's infra_error names the step
+        self._runtime = None if built is None else built.runtime
+        self._env_record = None if built is None else built.record
+        return tree
 
     def _prompt(self, task: Task) -> str:
         return f"Resolve this issue in the repository.\n\n{self.repair_spec(task).statement.strip()}"
@@ -177,6 +193,12 @@ class CodeRepairEnv(AgenticEnv):
             "reverted_test_files": dropped,
             "tests_valid": summary["tests_valid"],
         }
+        verdict["statuses"] = {n: results.outcomes.get(n, "missing") for n in (*spec.f2p, *spec.p2p)}
+        if self._env_record is not None:
+            verdict["environment"] = self._env_record
+        # pytest's own output and exit status: never graded, kept for parity checks with
+        # the official harness's log parsers (tests/test_swebench_real.py).
+        self.episode.state["test_log"] = (results.log, results.exit_code)
         feedback = self._feedback(spec, summary, dropped)
         if tampered:
             verdict["tampered"] = tampered

@@ -29,6 +29,7 @@ from codegym.sandbox import Sandbox
 from .patches import apply_patch, parse_diff
 from .pytest_report import PytestRun, Sentinels, TestResults, parse_report
 from .repo import STATE_DIR, prepare_from_folder, prepare_from_mirror
+from .taskenv import InstallSpec, TaskEnv, ensure_env
 
 #: Seconds a graded pytest run may take.
 TEST_TIMEOUT = 60.0
@@ -142,6 +143,23 @@ def prepare(task: Task, repo_root: str | Path | None) -> Path:
     return prepare_from_mirror(mirror_path(task, repo_root), str(task["base_commit"]), f"swe-{task.id}")
 
 
+#: Task fields that ask for a per-task environment (SWE-bench's spec keys and their containers).
+ENV_FIELDS = ("install", "pre_install", "pip_packages", "packages", "python", "specs", "install_config")
+
+
+def task_env(task: Task, tree: Path, backend: str) -> TaskEnv | None:
+    """The per-task environment of ``task`` (see :mod:`.taskenv`), or None for codegym's own tasks.
+
+    Every SWE-bench-format instance gets one (its repository, never codegym's venv); a task
+    folder gets one when it names an install spec. Raises EnvBuildError naming the step.
+    """
+    if spec_of(task).kind != "swebench" and not any(k in task.data for k in ENV_FIELDS):
+        return None
+    data = dict(task.data)
+    data.setdefault("repo", task.id)
+    return ensure_env(InstallSpec.of(data), tree, backend)
+
+
 def install_hidden_tests(sb: Sandbox, spec: RepairSpec) -> str:
     """Bring the grader's test files in (copy, or apply ``test_patch``); '' or the problem."""
     if spec.hidden_dir is not None:
@@ -166,7 +184,9 @@ def run_pytest(
         raw: bytes | None = sb.read_file(run.report)
     except Exception:  # noqa: BLE001 - no report: missing evidence, judged as failure below
         raw = None
-    return parse_report(raw, res.exit_code, res.timed_out)
+    results = parse_report(raw, res.exit_code, res.timed_out)
+    results.log = res.stdout
+    return results
 
 
 def run_pytest_guarded(
@@ -207,10 +227,17 @@ def _digests(sb: Sandbox, paths: list[str], timeout: float) -> dict[str, str]:
     return digests
 
 
+#: Outcomes that count as a pass, by SWE-bench's rules (``harness/grading.py``): an xfail
+#: passes; a skipped fail-to-pass test does not, a skipped pass-to-pass test is no regression.
+F2P_PASS = ("passed", "xfailed")
+P2P_KEPT = ("passed", "xfailed", "skipped")
+
+
 def summarize(spec: RepairSpec, results: TestResults) -> dict[str, Any]:
-    """F2P/P2P results of one run: counts, failures and the score (pure)."""
-    f2p = {node: results.passed(node) for node in spec.f2p}
-    p2p_failed = [node for node in spec.p2p if not results.passed(node)]
+    """F2P/P2P results of one run by SWE-bench's rules: counts, failures and the score (pure)."""
+    outcomes = results.outcomes if results.valid else {}  # an invalid run is no evidence
+    f2p = {node: outcomes.get(node) in F2P_PASS for node in spec.f2p}
+    p2p_failed = [node for node in spec.p2p if outcomes.get(node) not in P2P_KEPT]
     f2p_frac = sum(f2p.values()) / len(f2p)
     return {
         "f2p": f2p,
