@@ -29,6 +29,7 @@ class Format:
         one_of: groups of fields of which a row has at least one each.
         files: files and folders (``name/``) a task folder holds (folders only).
         envs: ids of the envs that load it.
+        id_fields: fields whose values, joined by ``@``, name a row that has no id field.
         source: where the format comes from.
 
     """
@@ -39,6 +40,7 @@ class Format:
     files: tuple[str, ...] = ()
     envs: tuple[str, ...] = ()
     source: str = ""
+    id_fields: tuple[str, ...] = ()
 
     def missing(self, row: Mapping[str, Any]) -> list[str]:
         """Fields this format needs that ``row`` lacks (a group reads ``a|b``)."""
@@ -63,6 +65,7 @@ def formats() -> tuple[Format, ...]:
             files=tuple(f.get("files", ())),
             envs=tuple(f.get("envs", ())),
             source=f.get("source", ""),
+            id_fields=tuple(f.get("id_fields", ())),
         )
         for f in data["formats"]
     )

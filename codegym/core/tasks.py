@@ -247,9 +247,17 @@ def _read(source: str | Path | Sequence[dict[str, Any]], formats: Formats | None
 def _from_rows(rows: Iterable[tuple[Any, str]], formats: Formats | None) -> Iterator[Task]:
     """Tasks from loaded rows; a row of a format the env converts is converted first."""
     for data, source in rows:
-        fmt = detect(data) if formats is not None and isinstance(data, dict) else None
-        if fmt is None or fmt.name not in formats.accepted or fmt.name not in formats.convert:  # type: ignore[union-attr]
-            yield task_from_dict(data, source)
+        fmt = detect(data) if isinstance(data, dict) else None
+        if fmt is not None and fmt.id_fields and not any(k in data for k in ID_KEYS):
+            data = {**data, "id": "@".join(str(data[k]) for k in fmt.id_fields)}  # R2E-Gym rows have no id
+        if fmt is None or formats is None or fmt.name not in formats.accepted or fmt.name not in formats.convert:
+            try:
+                yield task_from_dict(data, source)
+            except TaskFormatError as exc:
+                hint = explain(data, formats.env, formats.accepted) if formats and isinstance(data, dict) else ""
+                if not hint:
+                    raise
+                raise TaskFormatError(exc.source, exc.field, f"{exc.problem}; {hint}") from exc
             continue
         try:
             converted = formats.convert[fmt.name]([data])  # type: ignore[union-attr]
