@@ -48,6 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, default=0)
     play.add_argument("--task-id")
     play.add_argument("--sandbox", choices=["local", "docker"])
+    _task_arguments(play)
     play.set_defaults(run=cmd_play)
 
     validate = sub.add_parser(
@@ -58,6 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument("--sample", type=int, help="check only this many tasks per env (seeded)")
     validate.add_argument("--seed", type=int, default=0)
     validate.add_argument("--sandbox", choices=["local", "docker"])
+    _task_arguments(validate)
     validate.set_defaults(run=cmd_validate)
 
     demo = sub.add_parser("demo", help="the main job: play envs, then train a few learner steps")
@@ -68,6 +70,13 @@ def _parser() -> argparse.ArgumentParser:
     for name, (_, _, summary) in DELEGATED.items():
         sub.add_parser(name, help=summary, add_help=False)
     return parser
+
+
+def _task_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tasks", help="your own task file or folder in place of the bundled set (any format tasks= reads)"
+    )
+    parser.add_argument("--repo-root", help="folder of local git mirrors for SWE-bench-format tasks")
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -99,7 +108,16 @@ def cmd_play(args: argparse.Namespace) -> int:
     """One episode with the gold, a random or a file policy."""
     from codegym.play import play_episode
 
-    play_episode(args.env_id, args.policy, seed=args.seed, task_id=args.task_id, sandbox=args.sandbox, console=console)
+    play_episode(
+        args.env_id,
+        args.policy,
+        seed=args.seed,
+        task_id=args.task_id,
+        sandbox=args.sandbox,
+        console=console,
+        tasks=args.tasks,
+        repo_root=args.repo_root,
+    )
     return 0
 
 
@@ -108,7 +126,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from codegym.validate import validate
 
     failures = validate(
-        args.env, runs=args.runs, sample=args.sample, seed=args.seed, sandbox=args.sandbox, console=console
+        args.env,
+        runs=args.runs,
+        sample=args.sample,
+        seed=args.seed,
+        sandbox=args.sandbox,
+        console=console,
+        tasks=args.tasks,
+        repo_root=args.repo_root,
     )
     return 1 if failures else 0
 

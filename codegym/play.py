@@ -17,6 +17,20 @@ from codegym.core import CodeEnv
 DEMO_ENVS = ("CodeGen-v0", "CodeRepair-v0", "ImageToSVG-v0")
 
 
+def env_kwargs(
+    sandbox: str | None = None, tasks: str | Path | None = None, repo_root: str | Path | None = None
+) -> dict[str, Any]:
+    """``gym.make`` keyword arguments for the command line's ``--sandbox``, ``--tasks``, ``--repo-root``."""
+    kwargs: dict[str, Any] = {}
+    if sandbox:
+        kwargs["sandbox"] = sandbox
+    if tasks is not None:
+        kwargs["tasks"] = str(tasks)
+    if repo_root is not None:  # CodeRepair / TestGen: local mirrors of SWE-bench repositories
+        kwargs["repo_root"] = str(repo_root)
+    return kwargs
+
+
 def code_env(env: gym.Env) -> CodeEnv:
     """The CodeEnv under Gymnasium's wrappers; a clear error for an env that is not one."""
     base = env.unwrapped
@@ -72,10 +86,12 @@ def play_episode(
     task_id: str | None = None,
     sandbox: str | None = None,
     console: Console | None = None,
+    tasks: str | Path | None = None,
+    repo_root: str | Path | None = None,
 ) -> float:
-    """Play one episode of ``env_id`` and print it; returns the total reward."""
+    """Play one episode of ``env_id`` (on ``tasks`` in place of its bundled set) and print it."""
     console = console or Console()
-    env = gym.make(env_id, **({"sandbox": sandbox} if sandbox else {}))  # type: ignore[arg-type]
+    env = gym.make(env_id, **env_kwargs(sandbox, tasks, repo_root))
     try:
         obs, info = env.reset(seed=seed, options={"task_id": task_id} if task_id else None)
         console.rule(f"{env_id} / task {info['task_id']} / policy {policy}")
