@@ -1,4 +1,4 @@
-"""The Sandbox protocol, its result and limit types (DESIGN.md, Sandbox contract)."""
+"""The Sandbox protocol, its result and limit types (docs/contract.md, Sandbox contract)."""
 
 from __future__ import annotations
 
