@@ -1,4 +1,4 @@
-"""Which outside task format a row or a folder is, told from its fields (DESIGN.md, Tasks).
+"""Which outside task format a row or a folder is, told from its fields (docs/contract.md, Tasks).
 
 The formats and their fields are data, in ``formats.json`` beside this file. A row is the
 first format (most specific first) whose fields it all has; a folder, the first layout
