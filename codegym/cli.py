@@ -60,6 +60,10 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument("--seed", type=int, default=0)
     validate.add_argument("--sandbox", choices=["local", "docker"])
     _task_arguments(validate)
+    validate.add_argument(
+        "--mutants", action="store_true", help="grade every mutant of each gold instead; fail above --threshold"
+    )
+    validate.add_argument("--threshold", type=float, default=0.02, help="surviving mutant share allowed per family")
     validate.set_defaults(run=cmd_validate)
 
     demo = sub.add_parser("demo", help="the main job: play envs, then train a few learner steps")
@@ -125,6 +129,20 @@ def cmd_validate(args: argparse.Namespace) -> int:
     """Gold and no-op checks over every task; exit 1 on any failure."""
     from codegym.validate import validate
 
+    if args.mutants:  # hidden tests strong enough to tell a mutant of the gold (codegym/mutants.py)
+        from codegym.mutants import check_mutants
+
+        failures = check_mutants(
+            args.env,
+            sample=args.sample,
+            seed=args.seed,
+            sandbox=args.sandbox,
+            threshold=args.threshold,
+            console=console,
+            tasks=args.tasks,
+            repo_root=args.repo_root,
+        )
+        return 1 if failures else 0
     failures = validate(
         args.env,
         runs=args.runs,

@@ -64,9 +64,9 @@ class _Mutator(cst.CSTTransformer):
 
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, kind: str, target: int) -> None:
+    def __init__(self, kind: str, target: int, module_level: bool = False) -> None:
         super().__init__()
-        self.kind, self.target = kind, target
+        self.kind, self.target, self.module_level = kind, target, module_level
         self.count = 0
         self.functions: list[str] = []
         self.hit: Mutation | None = None
@@ -81,15 +81,15 @@ class _Mutator(cst.CSTTransformer):
         return updated
 
     def _site(self, node: cst.CSTNode) -> bool:
-        """Count a site; True when it is the one to rewrite (only inside functions)."""
-        if not self.functions:
+        """Count a site; True when it is the one to rewrite (inside functions, unless module_level)."""
+        if not self.functions and not self.module_level:
             return False
         index = self.count
         self.count += 1
         if index != self.target:
             return False
         line = self.get_metadata(PositionProvider, node).start.line
-        self.hit = Mutation(self.kind, index, ".".join(self.functions), line)
+        self.hit = Mutation(self.kind, index, ".".join(self.functions) or "<module>", line)
         return True
 
     def _when(self, kind: str, node: cst.CSTNode) -> bool:
@@ -169,21 +169,26 @@ def _paren(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
-def _run(source: str, kind: str, target: int) -> tuple[str, _Mutator]:
+def _run(source: str, kind: str, target: int, module_level: bool = False) -> tuple[str, _Mutator]:
     wrapper = MetadataWrapper(cst.parse_module(source))
-    visitor = _Mutator(kind, target)
+    visitor = _Mutator(kind, target, module_level)
     module = wrapper.visit(visitor)
     return module.code, visitor
 
 
-def sites(source: str) -> dict[str, int]:
-    """How many sites each mutator has in ``source`` (inside functions only)."""
-    return {kind: _run(source, kind, -1)[1].count for kind in MUTATORS}
+def sites(source: str, module_level: bool = False) -> dict[str, int]:
+    """How many sites each mutator has in ``source`` (inside functions only, unless ``module_level``).
+
+    ``module_level`` also counts the statements of a script (``codegym validate --mutants``
+    mutates stdin/stdout golds written without functions); ``synth-tasks`` keeps to functions,
+    whose names its issue texts give.
+    """
+    return {kind: _run(source, kind, -1, module_level)[1].count for kind in MUTATORS}
 
 
-def mutate(source: str, kind: str, site: int) -> tuple[str, Mutation] | None:
+def mutate(source: str, kind: str, site: int, module_level: bool = False) -> tuple[str, Mutation] | None:
     """``source`` with site number ``site`` of mutator ``kind`` broken, or None if unchanged."""
-    code, visitor = _run(source, kind, site)
+    code, visitor = _run(source, kind, site, module_level)
     if visitor.hit is None or code == source:
         return None
     try:
