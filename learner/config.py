@@ -21,6 +21,8 @@ LOSS_AGGREGATIONS = ("token-mean", "seq-mean-token-mean", "seq-mean-token-sum-no
 SEQ_MASKS = ("none", "carm", "geometric")
 ALLOCATIONS = ("uniform", "vigor")
 REWARD_TRANSFORMS = ("none", "leap")
+EPISODE_RETURNS = ("auto", "final", "sum")
+PROMPT_OVERFLOWS = ("cut_middle", "error")
 
 # What choosing an algorithm changes, when the user left the field at None (its paper's
 # setting). Explicit values always win.
@@ -69,8 +71,18 @@ class LearnerConfig:
         sft_split (str | None, default None): split whose gold actions the warm start
             imitates (and the tiny tokenizer is trained on); None: ``train_split``.
         eval_split (str, default ``"test"``): held-out split evaluated on.
-        max_turns (int, default 1, >= 1): model turns per episode; observations the env
-            writes between turns are appended to the context and masked out of the loss.
+        max_turns (int, default 1, >= 1): model turns per episode (per attempt of a recovery
+            chain); observations the env writes between turns are appended to the context
+            and masked out of the loss.
+        episode_return (str, default ``"auto"``): how a multi-turn episode's step rewards make
+            its return: ``final`` (the last turn's reward: envs that re-grade the whole
+            attempt every turn), ``sum`` (the discounted sum: envs whose turns earn separate
+            rewards); ``auto`` takes the env family's rule from the table in
+            :mod:`codegym.learner.returns` (the one place it is defined).
+        turn_discount (float, default 1.0, in (0, 1]): gamma of ``sum`` returns,
+            ``G = sum_t gamma^t r_t``.
+        turn_penalty (float, default 0.0, >= 0): subtracted from the return for each turn
+            after the first, so that solving earlier is better (``final`` and ``sum``).
         prompt_template (str, default ``"{observation}\n"``): how an observation becomes
             context text; must contain ``{observation}``.
         env_workers (int, default 4, >= 1): envs grading in parallel threads (forks of the
@@ -81,7 +93,12 @@ class LearnerConfig:
         num_generations (int, default 8, >= 2): G, attempts per task (group size).
         tasks_per_step (int, default 4, >= 1): tasks (groups) per training step.
         max_new_tokens (int, default 64, >= 1): tokens per model turn.
-        max_prompt_tokens (int, default 256, >= 1): prompt tokens kept (from the left).
+        max_prompt_tokens (int, default 256, >= 1): most prompt tokens; what happens to a
+            longer prompt is ``prompt_overflow``'s choice.
+        prompt_overflow (str, default ``"cut_middle"``): ``cut_middle`` keeps the start (the
+            task statement) and the end, half the budget each, puts a marker with the count
+            in between and warns (``PromptCutWarning``; the step's ``prompt_tokens_cut``
+            metric); ``error`` raises ``PromptTooLongError``. Never cut silently.
         temperature (float, default 1.0, > 0): sampling temperature.
         top_k (int, default 0, >= 0): 0 samples from the full distribution.
 
@@ -159,8 +176,11 @@ class LearnerConfig:
         resume (bool, default False): continue from the latest checkpoint in ``out_dir``.
         offline_data (str | None, default None): JSONL of logged rollouts; trains on them
             with no online sampling (no env is made).
-        pass_threshold (float, default 1.0): reward at or above which an attempt counts as
-            passed in the pass-rate metric.
+        pass_threshold (float | None, default None): score at or above which an episode is
+            solved (``pass_rate``: the share of episodes solved; a recovery chain is one
+            episode); None takes the env family's solved mark (its full reward; 0.99 for the
+            image families). The score is the last turn's reward or the sum, as the return's
+            kind says, never the turn-penalised return.
         progress (bool, default True): show a rich progress bar.
         torch_threads (int, default 1, >= 0): CPU threads torch may use; 0 leaves torch's
             default (one per core). 1 is the default because for models this small the
@@ -183,6 +203,9 @@ class LearnerConfig:
     sft_split: str | None = None
     eval_split: str = "test"
     max_turns: int = 1
+    episode_return: str = "auto"
+    turn_discount: float = 1.0
+    turn_penalty: float = 0.0
     prompt_template: str = "{observation}\n"
     env_workers: int = 4
     # Sampling
@@ -190,6 +213,7 @@ class LearnerConfig:
     tasks_per_step: int = 4
     max_new_tokens: int = 64
     max_prompt_tokens: int = 256
+    prompt_overflow: str = "cut_middle"
     temperature: float = 1.0
     top_k: int = 0
     # Algorithm
@@ -230,7 +254,7 @@ class LearnerConfig:
     save_every: int = 0
     resume: bool = False
     offline_data: str | None = None
-    pass_threshold: float = 1.0
+    pass_threshold: float | None = None
     progress: bool = True
     torch_threads: int = 1
 
@@ -250,6 +274,10 @@ class LearnerConfig:
         _choice("seq_mask", self.seq_mask, SEQ_MASKS)
         _choice("allocation", self.allocation, ALLOCATIONS)
         _choice("reward_transform", self.reward_transform, REWARD_TRANSFORMS)
+        _choice("episode_return", self.episode_return, EPISODE_RETURNS)
+        _choice("prompt_overflow", self.prompt_overflow, PROMPT_OVERFLOWS)
+        if not 0 < self.turn_discount <= 1:
+            raise ValueError(f"turn_discount must be in (0, 1], got {self.turn_discount}")
         for name, low in (
             ("tiny_layers", 1),
             ("tiny_hidden", 16),
@@ -283,6 +311,7 @@ class LearnerConfig:
             "pure_temperature",
             "outcome_weight",
             "torch_threads",
+            "turn_penalty",
         ):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")

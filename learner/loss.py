@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import torch
 from codegym.learner import algorithms as alg
 from codegym.learner.config import LearnerConfig
-from codegym.learner.rollout import Sample
+from codegym.learner.rollout import Sample, credit_groups
 
 
 @dataclass
@@ -86,7 +86,7 @@ def make_batch(samples: Sequence[Sample], pad_id: int) -> Batch:
         token_rewards=per_tok["tr"],
         reward_positions=per_tok["pos"],
         rewards=torch.tensor([s.reward for s in samples], dtype=torch.float),
-        group=torch.tensor([s.group for s in samples]),
+        group=torch.tensor(credit_groups(samples)),  # (task, attempt): FC-SWE's active-set groups
         has_process=torch.tensor([s.has_process_reward for s in samples]),
         lengths=per_tok["mask"].sum(1),
         prompts=prompts,

@@ -5,6 +5,13 @@ the model's text), the env's observations between turns are tokenised and append
 zero loss mask, and ``info["token_rewards"]`` character spans are mapped onto the sampled
 tokens through character offsets. Samples whose ``info`` reports an ``infra_error`` are
 marked so the trainer drops them instead of learning from a fake zero.
+
+Each model turn is a :class:`Turn` of its sample (its tokens and the env's reward for it);
+the sample's ``reward`` is the episode's return as :mod:`codegym.learner.returns` defines it
+for the env's family (never a plain sum of re-graded scores). Under ``RecoveryWrapper`` every
+attempt of a chain is a sample of its own, with its own return and its attempt index
+(FC-SWE's active-set groups: the attempts of one task at one index are compared). Prompts
+longer than ``max_prompt_tokens`` are cut from the middle with a warning, or refused.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ from __future__ import annotations
 import codecs
 import functools
 import inspect
+import warnings
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -19,11 +27,21 @@ from typing import Any
 
 import gymnasium as gym
 import torch
+from codegym.learner.returns import ReturnRule, episode_return, is_solved, resolve_rule
+
+
+@dataclass
+class Turn:
+    """One model turn of a sample: ``token_ids[start:end]`` (the model's tokens) and its reward."""
+
+    start: int
+    end: int
+    reward: float
 
 
 @dataclass
 class Sample:
-    """One episode of one task, ready for the loss.
+    """One episode of one task (one attempt of a recovery chain), ready for the loss.
 
     Attributes:
         task_id: the task (reset options) it solved.
@@ -34,10 +52,17 @@ class Sample:
         loss_mask: 1 where the model wrote the token (learned from), 0 where the env did.
         token_rewards: process reward of each token (from ``info["token_rewards"]``).
         reward_positions: 1 where some span covered the token.
-        reward: the episode return (sum of step rewards).
+        reward: the episode's return G (:func:`codegym.learner.returns.episode_return`).
         infra_error: what broke, when the env reported an infrastructure failure.
         text: the actions the model wrote, one per turn.
         truncated: a turn ran out of ``max_new_tokens`` before the end token.
+        components: the last turn's ``info["reward_components"]``.
+        turns: the model turns, each with its tokens and its step reward.
+        score: the episode's undiscounted score (last reward or sum, by family).
+        solved: ``score`` reached the family's solved mark.
+        attempt: 0-based attempt index in a recovery chain (0 without one).
+        chain_id: the recovery chain's id (``info["recovery"]["chain_id"]``), else None.
+        prompt_cut: prompt tokens cut from the middle to fit ``max_prompt_tokens``.
 
     """
 
@@ -54,6 +79,12 @@ class Sample:
     text: list[str] = field(default_factory=list)
     truncated: bool = False
     components: dict[str, float] = field(default_factory=dict)
+    turns: list[Turn] = field(default_factory=list)
+    score: float = 0.0
+    solved: bool = False
+    attempt: int = 0
+    chain_id: str | None = None
+    prompt_cut: int = 0
 
     @property
     def has_process_reward(self) -> bool:
@@ -270,9 +301,68 @@ def obs_text(obs: Any) -> str:
     return str(obs)
 
 
+class PromptTooLongError(ValueError):
+    """A prompt is longer than ``max_prompt_tokens`` and ``prompt_overflow="error"``."""
+
+
+class PromptCutWarning(UserWarning):
+    """A prompt was cut from the middle to fit ``max_prompt_tokens``."""
+
+
+def fit_prompt(
+    tokenizer: Any,
+    ids: Sequence[int],
+    max_tokens: int,
+    overflow: str = "cut_middle",
+    what: str = "a prompt",
+    warn: bool = True,
+) -> tuple[list[int], int]:
+    """``(ids that fit, tokens cut)``: ``ids`` itself when it fits, else cut or refused.
+
+    ``cut_middle`` keeps the start (where the task statement is) and the end (the answer
+    format, the latest feedback), half the budget each, and puts a marker saying how many
+    tokens are missing in between, with a :class:`PromptCutWarning`. ``error`` raises
+    :class:`PromptTooLongError`. Never silent: cutting only the start lost the task
+    statement of every CodeRepair and WebApp prompt at 256 tokens. ``warn=False`` leaves
+    the warning to a caller that sums up many prompts in one.
+    """
+    ids = list(ids)
+    if len(ids) <= max_tokens:
+        return ids, 0
+    if overflow == "error":
+        raise PromptTooLongError(
+            f"{what} is {len(ids)} tokens, longer than max_prompt_tokens={max_tokens}; raise max_prompt_tokens "
+            "or set prompt_overflow=cut_middle to cut it from the middle"
+        )
+    if overflow != "cut_middle":
+        raise ValueError(f"prompt_overflow must be one of ['cut_middle', 'error'], got {overflow!r}")
+    marker: list[int] = []
+    for _ in range(3):  # the marker's own length changes the count it states; settles at once
+        cut = len(ids) - (max_tokens - len(marker))
+        marker = _encode(tokenizer, f"\n[... {cut} prompt tokens cut ...]\n")
+        if 2 * len(marker) > max_tokens:  # no room for a marker in a tiny budget
+            marker = []
+            break
+    keep = max_tokens - len(marker)
+    head, tail = (keep + 1) // 2, keep // 2
+    cut = len(ids) - head - tail
+    if warn:
+        warnings.warn(
+            f"{what} is {len(ids)} tokens, longer than max_prompt_tokens={max_tokens}: cut {cut} tokens from its "
+            f"middle (kept the first {head} and the last {tail})",
+            PromptCutWarning,
+            stacklevel=2,
+        )
+    return ids[:head] + marker + (ids[-tail:] if tail else []), cut
+
+
 @dataclass
 class RolloutSettings:
-    """What :func:`rollout` needs from the config."""
+    """What :func:`rollout` needs from the config.
+
+    ``episode_return``, ``solved_at``, ``turn_discount`` and ``turn_penalty`` make each
+    sample's return (:mod:`codegym.learner.returns`): ``auto`` takes the env family's rule.
+    """
 
     max_new_tokens: int = 64
     max_prompt_tokens: int = 256
@@ -281,6 +371,34 @@ class RolloutSettings:
     top_k: int = 0
     greedy: bool = False
     prompt_template: str = "{observation}\n"
+    episode_return: str = "auto"
+    solved_at: float | None = None
+    turn_discount: float = 1.0
+    turn_penalty: float = 0.0
+    prompt_overflow: str = "cut_middle"
+
+
+def chain_attempts(env: gym.Env) -> int:
+    """Attempts per episode of ``env``: a wrapper's ``max_attempts`` (RecoveryWrapper), else 1."""
+    while True:
+        attempts = env.__dict__.get("max_attempts") if hasattr(env, "__dict__") else None
+        if isinstance(attempts, int):
+            return attempts
+        if not isinstance(env, gym.Wrapper):
+            return 1
+        env = env.env
+
+
+def credit_groups(samples: Sequence[Sample]) -> list[int]:
+    """The advantage group of each sample: dense ids of ``(group, attempt)``.
+
+    Without recovery chains this is the task group. With them, the attempts of one task at
+    one attempt index form a group (FC-SWE's active set: a chain that succeeded has no
+    later attempts, so it leaves the set), and an attempt is compared only with attempts
+    made in the same situation.
+    """
+    ids: dict[tuple[int, int], int] = {}
+    return [ids.setdefault((s.group, s.attempt), len(ids)) for s in samples]
 
 
 def rollout(
@@ -295,17 +413,21 @@ def rollout(
 
     Generation is batched over all active episodes of a turn; grading runs in one thread per
     env of ``envs`` (sandboxed graders spend most of their time waiting on processes).
-    Single-turn episodes share the envs round-robin; multi-turn episodes need their env to
-    persist between turns, so they run in chunks of ``len(envs)`` concurrent episodes.
+    Single-turn episodes share the envs round-robin; multi-turn episodes (and recovery
+    chains) need their env to persist between turns, so they run in chunks of ``len(envs)``
+    concurrent episodes. A chain gives one sample per attempt, in order, after its job's.
     """
-    if settings.max_turns == 1:
+    attempts = chain_attempts(envs[0])
+    multi = settings.max_turns > 1 or attempts > 1
+    rule = resolve_rule(envs[0], settings.episode_return, settings.solved_at, multi_turn=multi)
+    if not multi:
         return _run_chunk(
-            model, tokenizer, [envs[k % len(envs)] for k in range(len(jobs))], jobs, settings, generator, single=True
+            model, tokenizer, [envs[k % len(envs)] for k in range(len(jobs))], jobs, settings, generator, rule, 1
         )
     samples: list[Sample] = []
     for k in range(0, len(jobs), len(envs)):
         chunk = jobs[k : k + len(envs)]
-        samples += _run_chunk(model, tokenizer, list(envs[: len(chunk)]), chunk, settings, generator, single=False)
+        samples += _run_chunk(model, tokenizer, list(envs[: len(chunk)]), chunk, settings, generator, rule, attempts)
     return samples
 
 
@@ -325,6 +447,23 @@ def _in_threads(envs: list[gym.Env], items: list[int], fn: Any) -> dict[int, Any
         return {i: out for part in parts for i, out in part}
 
 
+def _new_sample(tokenizer: Any, task_id: str, group: int, obs: Any, s: RolloutSettings, attempt: int = 0) -> Sample:
+    text = s.prompt_template.format(observation=obs_text(obs))
+    what = f"the prompt of task {task_id!r}" + (f" (attempt {attempt + 1})" if attempt else "")
+    ids, cut = fit_prompt(tokenizer, _encode(tokenizer, text), s.max_prompt_tokens, s.prompt_overflow, what)
+    return Sample(task_id=task_id, group=group, prompt_ids=ids, attempt=attempt, prompt_cut=cut)
+
+
+def _append(
+    sample: Sample, ids: list[int], logp: list[float], learn: bool, tr: list[float], touched: list[int]
+) -> None:
+    sample.token_ids += ids
+    sample.sampler_logp += logp if learn else [0.0] * len(ids)
+    sample.loss_mask += [int(learn)] * len(ids)
+    sample.token_rewards += tr
+    sample.reward_positions += touched
+
+
 def _run_chunk(
     model: torch.nn.Module,
     tokenizer: Any,
@@ -332,39 +471,45 @@ def _run_chunk(
     jobs: Sequence[tuple[str, int]],
     s: RolloutSettings,
     generator: torch.Generator | None,
-    single: bool,
+    rule: ReturnRule,
+    attempts: int,
 ) -> list[Sample]:
+    """Episodes ``jobs[e]`` on ``envs[e]``; single-turn ones (``attempts == 1 == max_turns``) reset per grading."""
     eos, pad = tokenizer.eos_token_id, tokenizer.pad_token_id
-    samples, prompts_text = [], {}
-    for k, (task_id, group) in enumerate(jobs):
-        if task_id not in prompts_text or not single:
-            env = envs[0] if single else envs[k]
-            prompts_text[task_id] = s.prompt_template.format(observation=obs_text(reset_to(env, task_id)))
-        ids = _encode(tokenizer, prompts_text[task_id])[-s.max_prompt_tokens :]
-        samples.append(Sample(task_id=task_id, group=group, prompt_ids=ids))
-    active = list(range(len(samples)))
-    for _turn in range(s.max_turns):
-        contexts = [samples[i].prompt_ids + samples[i].token_ids for i in active]
+    single = s.max_turns == 1 and attempts == 1
+    samples: list[Sample] = []
+    owner: list[int] = []  # the episode (job) of each sample
+    first_obs: dict[str, Any] = {}
+    for e, (task_id, group) in enumerate(jobs):
+        if task_id not in first_obs or not single:  # one env shared by single-turn jobs: reset once per task
+            first_obs[task_id] = reset_to(envs[0] if single else envs[e], task_id)
+        samples.append(_new_sample(tokenizer, task_id, group, first_obs[task_id], s))
+        owner.append(e)
+    current = list(range(len(jobs)))  # episode -> index of the sample its next turn writes
+    turns_in_attempt = [0] * len(jobs)
+    active = list(range(len(jobs)))
+    for _step in range(s.max_turns * attempts):
+        contexts = [samples[current[e]].prompt_ids + samples[current[e]].token_ids for e in active]
         seqs, lps, stopped = generate(
             model, contexts, s.max_new_tokens, eos, pad, s.temperature, s.top_k, s.greedy, generator
         )
-        new = {i: (ids, lp, stop) for i, ids, lp, stop in zip(active, seqs, lps, stopped, strict=True)}
+        new = {e: (ids, lp, stop) for e, ids, lp, stop in zip(active, seqs, lps, stopped, strict=True)}
         actions = {
-            i: tokenizer.decode(ids[:-1] if stop else ids, skip_special_tokens=True)
-            for i, (ids, _lp, stop) in new.items()
+            e: tokenizer.decode(ids[:-1] if stop else ids, skip_special_tokens=True)
+            for e, (ids, _lp, stop) in new.items()
         }
 
-        def grade(i: int, actions: dict[int, str] = actions) -> tuple[Any, ...]:
+        def grade(e: int, actions: dict[int, str] = actions) -> tuple[Any, ...]:
             if single:
-                reset_to(envs[i], samples[i].task_id)
-            return envs[i].step(actions[i])
+                reset_to(envs[e], samples[current[e]].task_id)
+            return envs[e].step(actions[e])
 
         results = _in_threads(envs, active, grade)
         still = []
-        for i in active:  # tokenising stays in this thread: fast tokenizers are not re-entrant
-            ids, lp, stop = new[i]
-            sample, action = samples[i], actions[i]
-            obs, reward, terminated, truncated, info = results[i]
+        for e in active:  # tokenising stays in this thread: fast tokenizers are not re-entrant
+            ids, lp, stop = new[e]
+            sample, action = samples[current[e]], actions[e]
+            obs, reward, terminated, truncated, info = results[e]
             action_ids = ids[:-1] if stop else ids
             spans = info.get("token_rewards") or []
             if spans:
@@ -372,28 +517,42 @@ def _run_chunk(
             else:  # no process signal: no offsets to compute
                 tr, touched = [0.0] * len(action_ids), [0] * len(action_ids)
             pad_n = len(ids) - len(action_ids)
-            sample.token_ids += ids
-            sample.sampler_logp += lp
-            sample.loss_mask += [1] * len(ids)
-            sample.token_rewards += tr + [0.0] * pad_n
-            sample.reward_positions += touched + [0] * pad_n
-            sample.reward += float(reward)
+            start = len(sample.token_ids)
+            _append(sample, ids, lp, True, tr + [0.0] * pad_n, touched + [0] * pad_n)
+            sample.turns.append(Turn(start, len(sample.token_ids), float(reward)))
             sample.text.append(action)
             sample.truncated |= not stop
             sample.components = dict(info.get("reward_components", {}))
-            if info.get("infra_error"):
-                sample.infra_error = str(info["infra_error"])
+            recovery = info.get("recovery") or {}
+            if recovery:
+                sample.chain_id = str(recovery.get("chain_id"))
+            turns_in_attempt[e] += 1
+            if info.get("infra_error") or terminated or truncated:
+                sample.infra_error = str(info["infra_error"]) if info.get("infra_error") else None
                 continue
-            if not (terminated or truncated):
-                # The env's words enter the context but never the loss.
-                obs_ids = _encode(tokenizer, s.prompt_template.format(observation=obs_text(obs)))
-                sample.token_ids += obs_ids
-                sample.sampler_logp += [0.0] * len(obs_ids)
-                sample.loss_mask += [0] * len(obs_ids)
-                sample.token_rewards += [0.0] * len(obs_ids)
-                sample.reward_positions += [0] * len(obs_ids)
-                still.append(i)
+            if recovery.get("restarted"):
+                # FC-SWE: the next attempt is a sample of its own, from its own first observation
+                # (the failed attempt's patch and feedback, then the task), with its own reward.
+                fresh = _new_sample(tokenizer, sample.task_id, sample.group, obs, s, sample.attempt + 1)
+                fresh.chain_id = sample.chain_id
+                samples.append(fresh)
+                owner.append(e)
+                current[e], turns_in_attempt[e] = len(samples) - 1, 0
+                still.append(e)
+                continue
+            if turns_in_attempt[e] >= s.max_turns:  # the learner's turn budget is spent
+                continue
+            # The env's words enter the context but never the loss.
+            obs_ids = _encode(tokenizer, s.prompt_template.format(observation=obs_text(obs)))
+            _append(sample, obs_ids, [], False, [0.0] * len(obs_ids), [0] * len(obs_ids))
+            still.append(e)
         active = still
         if not active:
             break
-    return samples
+    for sample in samples:
+        sample.reward, sample.score = episode_return(
+            [t.reward for t in sample.turns], rule.kind, s.turn_discount, s.turn_penalty, rule.score_kind
+        )
+        sample.solved = is_solved(sample.score, float(rule.solved_at or 0.0))
+    order = sorted(range(len(samples)), key=lambda i: (owner[i], samples[i].attempt))
+    return [samples[i] for i in order]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import warnings
 from collections.abc import Sequence
 
 import torch
@@ -37,19 +38,32 @@ def sft_train(
     on_step=None,
     max_prompt_tokens: int = 256,
     max_new_tokens: int = 256,
+    prompt_overflow: str = "cut_middle",
 ) -> list[float]:
     """Train on ``prompt -> gold + EOS`` with the loss on the completion tokens only.
 
-    Prompts keep their last ``max_prompt_tokens`` tokens and golds their first
-    ``max_new_tokens`` (what a rollout could produce). Returns the loss of each step;
+    Prompts longer than ``max_prompt_tokens`` are cut from the middle or refused, as in a
+    rollout (``prompt_overflow``), and golds keep their first ``max_new_tokens`` (what a
+    rollout could produce). Returns the loss of each step;
     ``on_step(step, loss)`` is called after each.
     """
+    from codegym.learner.rollout import PromptCutWarning, fit_prompt
+
     rng = random.Random(seed)
-    data = []
-    for prompt, gold in pairs:
+    data, cuts = [], []
+    for k, (prompt, gold) in enumerate(pairs):
         p = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+        p, cut = fit_prompt(tokenizer, p, max_prompt_tokens, prompt_overflow, f"warm-start prompt {k}", warn=False)
+        cuts += [cut] if cut else []
         c = tokenizer(gold, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
-        data.append((list(p)[-max_prompt_tokens:], list(c)[:max_new_tokens]))
+        data.append((p, list(c)[:max_new_tokens]))
+    if cuts:
+        warnings.warn(
+            f"{len(cuts)} of {len(pairs)} warm-start prompts are longer than max_prompt_tokens={max_prompt_tokens}: "
+            f"cut from the middle, {min(cuts)} to {max(cuts)} tokens each",
+            PromptCutWarning,
+            stacklevel=2,
+        )
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr, weight_decay=0.0)
     losses = []
     model.train()

@@ -13,6 +13,7 @@ import json
 import random
 import shutil
 import time
+import warnings
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,7 @@ from codegym.learner.models import (
 )
 from codegym.learner.offline import load_offline
 from codegym.learner.plots import plot_run
-from codegym.learner.rollout import RolloutSettings, Sample, rollout, task_refs
+from codegym.learner.rollout import RolloutSettings, Sample, credit_groups, rollout, task_refs
 from codegym.learner.sft import sft_examples, sft_train
 from gymnasium.utils import seeding
 
@@ -48,28 +49,49 @@ def seed_everything(seed: int) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
 
 
+def _dynamic_keep(samples: list[Sample]) -> list[bool]:
+    """DAPO's filter per sample: its advantage group's rewards are not all equal."""
+    groups = torch.tensor(credit_groups(samples))
+    return alg.dynamic_sampling_keep(torch.tensor([s.reward for s in samples]), groups).tolist()
+
+
 def _varied_groups(samples: list[Sample]) -> set[int]:
-    """Groups whose gradable samples do not all share one reward (DAPO's filter)."""
+    """Task groups some of whose advantage groups' gradable samples differ in reward."""
     ok = [s for s in samples if not s.infra_error]
     if not ok:
         return set()
-    keep = alg.dynamic_sampling_keep(torch.tensor([s.reward for s in ok]), torch.tensor([s.group for s in ok]))
-    return {s.group for s, k in zip(ok, keep.tolist(), strict=True) if k}
+    return {s.group for s, k in zip(ok, _dynamic_keep(ok), strict=True) if k}
 
 
-def _forkable(env: gym.Env) -> bool:
-    """Whether ``env.unwrapped.fork()`` gives an equivalent env.
+def pass_rate(samples: list[Sample]) -> float:
+    """Share of episodes solved; the attempts of a recovery chain are one episode.
 
-    A fork is of the unwrapped env, so it is only equivalent when no wrapper changes what
-    ``step`` returns: the chain may hold only Gymnasium's bookkeeping wrappers.
+    "Solved" is the family's definition (:mod:`codegym.learner.returns`), not a threshold on
+    the return: three wrong turns are not a pass however their rewards add up.
     """
-    if not hasattr(env.unwrapped, "fork"):
-        return False
-    while isinstance(env, gym.Wrapper):
-        if type(env).__name__ not in ("OrderEnforcing", "PassiveEnvChecker", "TimeLimit"):
-            return False
+    episodes: dict[Any, bool] = {}
+    for s in samples:
+        key = s.chain_id if s.chain_id is not None else id(s)
+        episodes[key] = episodes.get(key, False) or s.solved
+    return float(np.mean(list(episodes.values()))) if episodes else 0.0
+
+
+#: Wrappers that only check the API; a fork of the env under them is equivalent.
+BOOKKEEPING = ("OrderEnforcing", "PassiveEnvChecker", "TimeLimit")
+
+
+def fork_env(env: gym.Env) -> gym.Env | None:
+    """An equivalent copy of ``env`` for another grading thread, or None when there is none.
+
+    A wrapper that changes what ``step`` returns must fork itself (``RecoveryWrapper``
+    does); Gymnasium's bookkeeping wrappers are dropped, as the fork of the unwrapped env.
+    """
+    while isinstance(env, gym.Wrapper) and type(env).__name__ in BOOKKEEPING:
         env = env.env
-    return True
+    fork = getattr(type(env), "fork", None)
+    if fork is None:
+        return None
+    return env.fork()
 
 
 class Trainer:
@@ -109,9 +131,16 @@ class Trainer:
                 f"the env has no tasks in train_split={cfg.train_split!r}; set train_split to one of its splits"
             )
         self.envs = [self.env] if self.env is not None else []
-        if cfg.env_workers > 1 and self.env is not None and _forkable(self.env):
+        if cfg.env_workers > 1 and self.env is not None:
             # One fork per grading thread (multi-turn: per concurrent episode).
-            self.envs += [self.env.unwrapped.fork() for _ in range(cfg.env_workers - 1)]
+            forks = [fork_env(self.env) for _ in range(cfg.env_workers - 1)]
+            if any(f is None for f in forks):
+                warnings.warn(
+                    f"env_workers={cfg.env_workers}, but {type(self.env).__name__} cannot be forked (a wrapper "
+                    "without fork(), or an env without one): grading runs in one thread",
+                    stacklevel=2,
+                )
+            self.envs += [f for f in forks if f is not None]
         for k, env in enumerate(self.envs):
             # An env that draws random numbers while grading (random tests, fuzzing) would
             # otherwise seed itself from the OS on first use, and forks would copy one stream.
@@ -141,13 +170,17 @@ class Trainer:
         elif self.metrics_path.exists():
             self.metrics_path.unlink()
         self.settings = RolloutSettings(
-            cfg.max_new_tokens,
-            cfg.max_prompt_tokens,
-            cfg.max_turns,
-            cfg.temperature,
-            cfg.top_k,
-            False,
-            cfg.prompt_template,
+            max_new_tokens=cfg.max_new_tokens,
+            max_prompt_tokens=cfg.max_prompt_tokens,
+            max_turns=cfg.max_turns,
+            temperature=cfg.temperature,
+            top_k=cfg.top_k,
+            prompt_template=cfg.prompt_template,
+            episode_return=cfg.episode_return,
+            solved_at=cfg.pass_threshold,
+            turn_discount=cfg.turn_discount,
+            turn_penalty=cfg.turn_penalty,
+            prompt_overflow=cfg.prompt_overflow,
         )
 
     # ------------------------------------------------------------------ setup
@@ -191,6 +224,7 @@ class Trainer:
                 self.cfg.seed,
                 max_prompt_tokens=self.cfg.max_prompt_tokens,
                 max_new_tokens=self.cfg.max_new_tokens,
+                prompt_overflow=self.cfg.prompt_overflow,
                 on_step=lambda i, loss: bar.update(job, advance=1, description=f"sft loss {loss:.3f}"),
             )
         self.sft_done = True
@@ -226,7 +260,7 @@ class Trainer:
         ok = [s for s in samples if not s.infra_error]
         result: dict[str, Any] = {
             f"{prefix}reward": float(np.mean([s.reward for s in ok])) if ok else 0.0,
-            f"{prefix}pass_rate": float(np.mean([s.reward >= self.cfg.pass_threshold for s in ok])) if ok else 0.0,
+            f"{prefix}pass_rate": pass_rate(ok),
             f"{prefix}n": len(ok),
         }
         errors = [s.infra_error for s in samples if s.infra_error]
@@ -284,6 +318,8 @@ class Trainer:
         )
         by_group: dict[int, list[float]] = defaultdict(list)
         for s in first:
+            if s.attempt:  # a chain's later attempts are not draws of the task's first try
+                continue
             by_group[s.group - group_offset].append(s.reward)
         extra = alg.vigor_allocation([by_group[g] for g in range(len(tasks))], cfg.num_generations)
         jobs = [(tasks[g], group_offset + g) for g, k in enumerate(extra) for _ in range(k)]
@@ -297,10 +333,7 @@ class Trainer:
         stats: dict[str, float] = {"infra_dropped": sum(1 for s in samples if s.infra_error)}
         samples = [s for s in samples if not s.infra_error]
         if samples and cfg.dynamic_sampling:
-            keep = alg.dynamic_sampling_keep(
-                torch.tensor([s.reward for s in samples]), torch.tensor([s.group for s in samples])
-            )
-            samples = [s for s, k in zip(samples, keep.tolist(), strict=True) if k]
+            samples = [s for s, k in zip(samples, _dynamic_keep(samples), strict=True) if k]
         stats["samples_used"] = len(samples)
         if not samples:
             return stats
@@ -380,9 +413,10 @@ class Trainer:
             "kind": "train",
             "step": self.step,
             "reward": float(np.mean([s.reward for s in ok])) if ok else 0.0,
-            "pass_rate": float(np.mean([s.reward >= self.cfg.pass_threshold for s in ok])) if ok else 0.0,
+            "pass_rate": pass_rate(ok),
             "length": float(np.mean([sum(s.loss_mask) for s in ok])) if ok else 0.0,
             "generated_tokens": sum(sum(s.loss_mask) for s in samples),
+            "prompt_tokens_cut": sum(s.prompt_cut for s in samples),
             "rollout_s": t1 - t0,
             "update_s": time.perf_counter() - t1,
             **self.collect_stats,

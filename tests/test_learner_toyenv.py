@@ -21,6 +21,10 @@ TASKS = [
 class SpellEnv(CodeEnv):
     """Spell the word in the prompt; multi-turn when ``max_turns > 1`` (terminated when exact)."""
 
+    #: Each turn re-grades the spelling, so an episode's score is its last reward
+    #: (codegym.learner.returns: how an env the learner's table does not know says so).
+    episode_return = "final"
+
     def __init__(self, fail_every: int = 0, **kwargs):
         kwargs.setdefault("tasks", TASKS)
         super().__init__(**kwargs)

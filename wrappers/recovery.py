@@ -15,6 +15,12 @@ flow back into earlier attempts), and ``info`` carries the ids that group a chai
 The wrapped env must offer ``restart_attempt(preface) -> observation`` on its unwrapped env
 (codegym's agentic envs do). The episode terminates when an attempt solves the task, when
 the last attempt ends, or on an infrastructure error (never retried as the agent's fault).
+
+The wrapper is forkable (:meth:`RecoveryWrapper.fork`), so a learner can grade chains in
+parallel on forks; a fork's chain ids carry a tag of their own (``task#f1.3``), so chains of
+different forks never share an id. ``codegym.learner`` trains on each attempt as a sample of
+its own, grouped with the attempts of the same task at the same attempt index (FC-SWE's
+active set: attempts after a success do not exist, so that chain leaves the set).
 """
 
 from __future__ import annotations
@@ -47,6 +53,8 @@ class RecoveryWrapper(gym.Wrapper):
             )
         self.max_attempts, self.solved_reward = max_attempts, solved_reward
         self._chains = 0
+        self._tag = ""  # forks: "f1.", "f1.f2.", ... so chain ids stay unique across forks
+        self._forks = 0
         self._chain_id = ""
         self._attempt = 0
         self._ids: list[str] = []
@@ -55,11 +63,20 @@ class RecoveryWrapper(gym.Wrapper):
         """Start a chain: the first attempt of a new episode."""
         obs, info = self.env.reset(seed=seed, options=options)
         self._chains += 1
-        self._chain_id = f"{info.get('task_id', 'task')}#{self._chains}"
+        self._chain_id = f"{info.get('task_id', 'task')}#{self._tag}{self._chains}"
         self._attempt = 1
         self._ids = [f"{self._chain_id}/a1"]
         info["recovery"] = self._info(None, False)
         return obs, info
+
+    def fork(self) -> RecoveryWrapper:
+        """An independent copy in the same state (the inner env forked), for parallel grading."""
+        self._forks += 1
+        clone = RecoveryWrapper(_fork_inner(self.env), self.max_attempts, self.solved_reward)
+        clone._tag = f"{self._tag}f{self._forks}."
+        clone._chains, clone._chain_id, clone._attempt = self._chains, self._chain_id, self._attempt
+        clone._ids = list(self._ids)
+        return clone
 
     def _info(self, attempt_reward: float | None, restarted: bool) -> dict[str, Any]:
         return {
@@ -106,3 +123,15 @@ class RecoveryWrapper(gym.Wrapper):
             parts.append(f"The failed attempt's patch:\n```diff\n{patch.rstrip()}\n```")
         parts.append(f"The verifier said:\n{info.get('feedback', '').strip() or '(no feedback)'}")
         return "\n\n".join(parts) + "\n\n---\n\n"
+
+
+def _fork_inner(env: gym.Env) -> gym.Env:
+    """A fork of ``env``: its own ``fork()``, or the unwrapped env's under bookkeeping wrappers."""
+    if callable(getattr(type(env), "fork", None)):
+        return env.fork()
+    inner = env
+    while isinstance(inner, gym.Wrapper):
+        if type(inner).__name__ not in ("OrderEnforcing", "PassiveEnvChecker", "TimeLimit"):
+            raise TypeError(f"cannot fork {type(inner).__name__}: it changes what step returns and has no fork()")
+        inner = inner.env
+    return inner.fork()  # type: ignore[attr-defined]
