@@ -344,3 +344,90 @@ def test_bundled_tasks_use_the_harbor_layout():
             assert (folder / part).is_file(), (folder.name, part)
         assert "WORKDIR /app" in (folder / "environment" / "Dockerfile").read_text()
         assert json.dumps(str(folder))  # a plain path, loadable by Harbor itself
+
+
+# ---------------------------------------------------------------------------- docker build
+TINY_TOOLS = (
+    "bash dash cat ls mkdir cp rm ln sleep kill find chmod mv grep mawk base64 tar gzip printf echo env "
+    "dirname tee true wc head sort"
+).split()
+
+
+@pytest.fixture(scope="module")
+def tiny_base_image():
+    """A small base image with its own system (bash and core tools copied from this machine), loaded locally.
+
+    It stands in for an image a user has loaded (``docker load``): no registry is used.
+    """
+    import hashlib
+    import io
+    import os
+    import shutil
+    import subprocess
+    import tarfile
+
+    docker = pytest.importorskip("docker")
+    try:
+        client = docker.from_env()
+        client.ping()
+    except Exception:  # noqa: BLE001
+        pytest.skip("no Docker engine")
+    files: dict[str, str] = {}
+    for tool in TINY_TOOLS:
+        exe = shutil.which(tool)
+        assert exe, tool
+        files[f"usr/bin/{tool}"] = os.path.realpath(exe)
+        for line in subprocess.run(["ldd", exe], capture_output=True, text=True).stdout.splitlines():
+            lib = line.split("=>")[-1].split("(")[0].strip()
+            if lib.startswith("/"):
+                files["usr" + lib if not lib.startswith("/usr/") else lib[1:]] = os.path.realpath(lib)
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name in ("tmp", "usr/local/bin", "etc"):
+            info = tarfile.TarInfo(name)
+            info.type, info.mode = tarfile.DIRTYPE, 0o1777 if name == "tmp" else 0o755
+            tar.addfile(info)
+        for link, target in {"bin": "usr/bin", "lib": "usr/lib", "lib64": "usr/lib64", "usr/bin/sh": "dash"}.items():
+            info = tarfile.TarInfo(link)
+            info.type, info.linkname = tarfile.SYMTYPE, target
+            tar.addfile(info)
+        info = tarfile.TarInfo("usr/bin/awk")
+        info.type, info.linkname = tarfile.SYMTYPE, "mawk"
+        tar.addfile(info)
+        for name, src in sorted(files.items()):
+            tar.add(src, arcname=name)
+    data = buf.getvalue()
+    tag = f"codegym-test-tinybase:{hashlib.sha256(data).hexdigest()[:12]}"
+    if not client.images.list(name=tag):
+        client.api.import_image_from_data(data, repository=tag.split(":")[0], tag=tag.split(":")[1])
+    return tag
+
+
+def test_a_loaded_base_image_is_used_by_docker_build(tmp_path, tiny_base_image, monkeypatch):
+    monkeypatch.delenv("CODEGYM_BASE_IMAGES", raising=False)
+    dockerfile = (
+        f"FROM {tiny_base_image}\nWORKDIR /app\nCOPY data/ /app/data/\nENV REPORT_NAME=report.txt\n"
+        # Outside /app and as root: only a real build on the image can do this.
+        "RUN mkdir -p /opt/tool && echo built > /opt/tool/version && echo 3 > /app/data/b.csv\n"
+    )
+    test_sh = (
+        "#!/bin/bash\n"
+        'if [ "$(cat /app/report.txt 2>/dev/null)" = "6" ] && [ "$(cat /opt/tool/version)" = built ]; '
+        "then echo 1; else echo 0; fi > /logs/verifier/reward.txt\n"
+    )
+    solve = "#!/bin/bash\ncat data/*.csv | mawk '{ s += $1 } END { print s }' > \"$REPORT_NAME\"\n"
+    task = harbor_task(
+        tmp_path / "built",
+        **{"environment/Dockerfile": dockerfile, "tests/test.sh": test_sh, "solution/solve.sh": solve},
+    )
+    env = TerminalEnv(tasks=task, sandbox="docker")
+    gold, info = run(env)
+    assert gold == 1.0 and info.get("infra_error") is None, info["feedback"]
+    env.reset()
+    out, *_ = env.step("pwd; cat /opt/tool/version; ls /usr/bin | wc -l")
+    assert out.splitlines()[:2] == ["/app", "built"] and int(out.splitlines()[2]) < 60  # the image's system
+    noop, info = run(env, "submit")
+    env.close()
+    assert noop == 0.0 and info.get("infra_error") is None, info["feedback"]
+    with pytest.raises(BaseImageError, match="a loaded image is used with sandbox='docker' only"):
+        TerminalEnv(tasks=task, sandbox="local").reset()

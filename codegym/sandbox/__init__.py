@@ -50,6 +50,7 @@ def create(
     workdir_from: str | Path | None = None,
     runtime: Runtime | None = None,
     aliases: Sequence[str] = (),
+    system_image: str | None = None,
     **limits: Any,
 ) -> Sandbox:
     """Make a sandbox.
@@ -60,6 +61,8 @@ def create(
         runtime: a read-only venv the commands run with (a repository task's own), or None.
         aliases: top-level paths such as ``"/app"``, each made a link to the work dir's folder
             of the same name (``/sandbox/app``), which the caller provides.
+        system_image: ``docker`` only: a local image with a system of its own (a task's built
+            image) that commands run on, instead of the host's ``/usr``, ``/etc`` and Python.
         **limits: fields of :class:`Limits` (``timeout_s``, ``memory_mb``, ...).
 
     """
@@ -68,10 +71,12 @@ def create(
     if name == "local":
         from .local import LocalSandbox
 
+        if system_image is not None:
+            raise ValueError(f"system_image={system_image!r} needs the docker backend; local runs on the host's system")
         return LocalSandbox(lim, workdir_from, runtime=runtime, aliases=aliases)
     if name == "docker":
         from .docker import DockerSandbox
 
-        return DockerSandbox(lim, workdir_from, runtime=runtime, aliases=aliases)
+        return DockerSandbox(lim, workdir_from, runtime=runtime, aliases=aliases, system_image=system_image)
     check_backend(name, "backend" if backend else "CODEGYM_SANDBOX")
     raise AssertionError("unreachable")

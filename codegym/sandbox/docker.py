@@ -184,8 +184,14 @@ def _new_workspace(limits: Limits) -> OverlayWorkspace | CopyWorkspace:
     return CopyWorkspace((), disk, None)
 
 
-def _start_container(limits: Limits, fs: OverlayWorkspace | CopyWorkspace, image: str | None = None) -> Any:
-    """``docker run`` an idle container of ``image`` (default: the skeleton) binding ``fs`` at the work dir."""
+def _start_container(
+    limits: Limits, fs: OverlayWorkspace | CopyWorkspace, image: str | None = None, own_system: bool = False
+) -> Any:
+    """``docker run`` an idle container of ``image`` (default: the skeleton) binding ``fs`` at the work dir.
+
+    The host's system is bound read-only over the image unless ``own_system`` (a task's built
+    image, whose ``/usr`` holds what its Dockerfile installed).
+    """
     from docker.types import Mount, Ulimit
 
     fsize = limits.max_file_mb * 2**20
@@ -194,7 +200,7 @@ def _start_container(limits: Limits, fs: OverlayWorkspace | CopyWorkspace, image
     try:
         return _client().containers.run(
             image or base_image(),
-            ["/usr/bin/sleep", "infinity"],
+            ["sleep" if own_system else "/usr/bin/sleep", "infinity"],
             detach=True,
             init=True,
             network_mode="none",
@@ -210,8 +216,11 @@ def _start_container(limits: Limits, fs: OverlayWorkspace | CopyWorkspace, image
             ],
             cap_drop=["ALL"],
             security_opt=["no-new-privileges"],
-            tmpfs={"/tmp": f"size={limits.disk_mb}m,mode=1777", **{p: "size=4k,ro" for p in masked_paths()}},
-            volumes={p: {"bind": p, "mode": "ro"} for p in _ro_paths()},
+            tmpfs={
+                "/tmp": f"size={limits.disk_mb}m,mode=1777",
+                **{p: "size=4k,ro" for p in ([] if own_system else masked_paths())},
+            },
+            volumes={p: {"bind": p, "mode": "ro"} for p in ([] if own_system else _ro_paths())},
             mounts=[work],
             labels={LABEL: str(os.getpid())},
         )
@@ -313,6 +322,7 @@ class DockerSandbox(HostWorkdir, Sandbox):
         workdir_from: host folder whose contents the work dir starts with (None: empty).
         runtime: a venv the commands run with, first on ``PATH`` (see :func:`runtime_image`).
         aliases: top-level paths (``/app``) made links to the work dir's folders of the same name.
+        system_image: a local image with a system of its own to run on (no host binds, no spares).
 
     """
 
@@ -328,22 +338,24 @@ class DockerSandbox(HostWorkdir, Sandbox):
         *,
         runtime: Runtime | None = None,
         aliases: Sequence[str] = (),
+        system_image: str | None = None,
         _layers: tuple[Layer, ...] | None = None,
     ) -> None:
         self.limits = limits
         self.runtime = runtime
-        self.aliases = check_aliases(aliases, _ro_paths())
+        self.system_image = system_image
+        self.aliases = check_aliases(aliases, () if system_image else _ro_paths())
         self._client = _client()
-        self._image = runtime_image(runtime)
+        self._image = system_image or runtime_image(runtime)
         self._uid = SANDBOX_UID if os.geteuid() == 0 else None
         self._user = _user()
         if _layers is None:
             _layers = (base_layer(workdir_from, self._uid),)
-        spare = _spares.take((limits, self._image))
+        spare = None if system_image else _spares.take((limits, self._image))
         if spare is None:
             fs = _new_workspace(limits)
             try:
-                container = _start_container(limits, fs, self._image)
+                container = _start_container(limits, fs, self._image, own_system=system_image is not None)
             except InfraError:
                 fs.close()
                 raise
@@ -460,7 +472,9 @@ class DockerSandbox(HostWorkdir, Sandbox):
                 self._container.start()
             except Exception:  # noqa: BLE001 - gone for good: a new container on the same workspace
                 old = self._container.id
-                self._container = _start_container(self.limits, self._fs, self._image)
+                self._container = _start_container(
+                    self.limits, self._fs, self._image, own_system=self.system_image is not None
+                )
                 self._make_links()
                 self._finalizer.detach()
                 self._finalizer = weakref.finalize(self, _release, self._container.id, self._fs)
@@ -542,7 +556,13 @@ class DockerSandbox(HostWorkdir, Sandbox):
 
     def fork(self) -> DockerSandbox:
         """A container of its own on the same layers (a spare when one is ready)."""
-        return DockerSandbox(self.limits, runtime=self.runtime, aliases=self.aliases, _layers=self.snapshot())
+        return DockerSandbox(
+            self.limits,
+            runtime=self.runtime,
+            aliases=self.aliases,
+            system_image=self.system_image,
+            _layers=self.snapshot(),
+        )
 
 
 def _pids(procs: Path) -> list[int]:

@@ -23,6 +23,7 @@ applied, raises :class:`~codegym.errors.InfraError` with its output. ``USER``, `
 from __future__ import annotations
 
 import fnmatch
+import io
 import json
 import os
 import posixpath
@@ -45,6 +46,8 @@ BASE_IMAGES_ENV = "CODEGYM_BASE_IMAGES"
 #: A base value (and an image name) meaning the sandbox's own system.
 SANDBOX_BASE = "sandbox"
 SANDBOX_IMAGE = "codegym/sandbox"
+#: The PATH of an image that sets none (Docker's default).
+IMAGE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #: The PATH a RUN step starts with on the sandbox's own system: its Python (with pytest) first,
 #: then a Debian image's.
 DEFAULT_PATH = f"{sys.prefix}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -395,3 +398,99 @@ def _substitute(text: str, variables: Mapping[str, str]) -> str:
         return value
 
     return _VAR.sub(one, text)
+
+
+# ---------------------------------------------------------------------------- docker build
+@dataclass
+class Built:
+    """A task image made by ``docker build``: its tag, ``WORKDIR``, variables and the build log's tail."""
+
+    tag: str
+    workdir: str
+    env: dict[str, str]
+    log: list[str]
+
+
+def docker_build(dockerfile: Dockerfile, path: Path, context: Path, base: str, tag: str, timeout: float) -> Built:
+    """``docker build`` the task's Dockerfile in its context, ``FROM`` replaced by ``base`` when mapped.
+
+    The context is sent as a tar made here (the same files, with the Dockerfile's ``FROM``
+    rewritten when the image was mapped to another local one); there is no network.
+    """
+    from docker.errors import BuildError
+
+    from codegym.sandbox.docker import _client
+
+    client = _client()
+    text = path.read_text(encoding="utf-8")
+    if base != dockerfile.base:
+        text = re.sub(
+            rf"(?im)^(\s*FROM\s+(?:--\S+\s+)*){re.escape(dockerfile.base)}(?=\s|$)", lambda m: m.group(1) + base, text
+        )
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for item in sorted(context.rglob("*")):
+            if item != path:
+                tar.add(item, arcname=str(item.relative_to(context)), recursive=False)
+        data = text.encode()
+        info = tarfile.TarInfo("Dockerfile")
+        info.size, info.mode = len(data), 0o644
+        tar.addfile(info, io.BytesIO(data))
+    buf.seek(0)
+    try:
+        image, logs = client.images.build(
+            fileobj=buf,
+            custom_context=True,
+            dockerfile="Dockerfile",
+            tag=tag,
+            rm=True,
+            forcerm=True,
+            network_mode="none",
+            timeout=int(timeout),
+        )
+    except BuildError as exc:
+        tail = "".join(str(c.get("stream", c.get("error", ""))) for c in exc.build_log)[-2000:]
+        raise InfraError(f"docker build of {dockerfile.source} failed: {exc.msg}\n{tail}") from None
+    except Exception as exc:  # noqa: BLE001 - the engine failed, not the attempt
+        raise InfraError(f"docker build of {dockerfile.source} failed: {exc}") from None
+    config = image.attrs.get("Config") or {}
+    env = dict(e.partition("=")[::2] for e in config.get("Env") or [])
+    log = [str(c.get("stream", "")).rstrip() for c in logs if c.get("stream", "").strip()][-20:]
+    return Built(tag, config.get("WorkingDir") or "/", env, log)
+
+
+def export_folder(tag: str, folder: str, dest: Path) -> None:
+    """Copy ``folder`` of image ``tag`` to ``dest`` + its parent path (``/app`` -> ``dest/app``)."""
+    from codegym.sandbox.docker import _client
+
+    client = _client()
+    container = client.containers.create(tag, command=["true"], network_disabled=True)
+    try:
+        stream, _ = container.get_archive(folder)
+        raw = b"".join(stream)
+    except Exception as exc:  # noqa: BLE001 - the engine failed, not the attempt
+        raise InfraError(f"could not copy {folder} out of the task image {tag}: {exc}") from None
+    finally:
+        container.remove(force=True)
+    target = dest / posixpath.dirname(folder).lstrip("/")
+    target.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as tar:
+        members = tar.getmembers()
+        links = {posixpath.normpath(m.name) for m in members if m.issym() or m.islnk()}
+        for m in members:  # the image is the task's, not ours: nothing may land outside target
+            name = posixpath.normpath(m.name)
+            parents = {posixpath.dirname(name)} | {"/".join(name.split("/")[:i]) for i in range(1, name.count("/"))}
+            if name.startswith(("/", "..")) or m.isdev() or parents & links:
+                raise InfraError(f"the task image {tag} holds an unsafe path in {folder}: {m.name!r}")
+            if m.islnk() and posixpath.normpath(m.linkname).startswith(("/", "..")):
+                raise InfraError(f"the task image {tag} holds an unsafe hard link in {folder}: {m.name!r}")
+        tar.extractall(target)
+
+
+def image_as_is(tag: str) -> Built:
+    """A loaded image used without a build (Harbor's ``[environment].docker_image``)."""
+    from codegym.sandbox.docker import _client
+
+    config = _client().images.get(tag).attrs.get("Config") or {}
+    env = dict(e.partition("=")[::2] for e in config.get("Env") or [])
+    return Built(tag, config.get("WorkingDir") or "/", env, [])

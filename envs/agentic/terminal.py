@@ -39,10 +39,11 @@ class TerminalEnv(AgenticEnv):
     ``environment/Dockerfile``, ``tests/test.sh``, ``solution/solve.sh``) and the older
     Terminal-Bench layout (``task.yaml``, ``Dockerfile``, ``run-tests.sh``, ``solution.sh``),
     as their own harnesses run them (:mod:`.harbor`). The Dockerfile is applied
-    (:mod:`.dockerfile`): ``docker build`` needs its base image loaded; otherwise map the image
-    to the sandbox's own system with ``CODEGYM_BASE_IMAGES`` or ``base_images=``, and its
-    ``WORKDIR``, ``COPY``, ``ADD``, ``ENV`` and ``RUN`` steps are run in order in a sandbox
-    (either backend), once per task and cached. Bundled: 22 Harbor tasks written for codegym
+    (:mod:`.dockerfile`), once per task and cached: with the docker backend and its base
+    image loaded, by ``docker build`` (the episode then runs on the image's own system);
+    otherwise map the image to the sandbox's own system with ``CODEGYM_BASE_IMAGES`` or
+    ``base_images=``, and its ``WORKDIR``, ``COPY``, ``ADD``, ``ENV`` and ``RUN`` steps run in
+    order in a sandbox (either backend). Bundled: 22 Harbor tasks written for codegym
     in ``assets/terminal`` (``FROM codegym/sandbox``).
 
     ## Action
@@ -129,14 +130,15 @@ class TerminalEnv(AgenticEnv):
         else:
             dockerfile = df.Dockerfile(f"{lay.root}/task.toml", str(lay.docker_image), [])
         base = df.choose_base(dockerfile.base, df.base_mapping(self.base_images), backend, _image_loaded)
-        if base != df.SANDBOX_BASE:
-            raise InfraError(
-                f"the base image {base!r} is loaded, but building task images with docker build is not "
-                f"supported yet; map it to the sandbox's own system: CODEGYM_BASE_IMAGES='{dockerfile.base}=sandbox'"
-            )
-        key = tree_key(PREPARE_VERSION, task.id, backend, lay.context, str(lay.dockerfile or ""))
-        tree = cached_tree(f"terminal-{key}", lambda t: self._build(t, lay, dockerfile, backend))
+        key = tree_key(PREPARE_VERSION, task.id, backend, base, lay.context, str(lay.dockerfile or ""))
+        if base == df.SANDBOX_BASE:
+            tree = cached_tree(f"terminal-{key}", lambda t: self._build(t, lay, dockerfile, backend))
+        else:
+            tree = cached_tree(f"terminal-{key}", lambda t: self._docker_build(t, lay, dockerfile, base, key))
         meta = json.loads((tree.parent / "image.json").read_text())
+        if meta.get("image") and not _image_loaded(meta["image"]):  # removed since: build it again
+            shutil.rmtree(tree.parent, ignore_errors=True)
+            return self._prepare(task)
         aliases = tuple(sorted({*meta["aliases"], *HARBOR_DIRS}))
         limits = dict(self.sandbox_spec)
         for field, value in (("memory_mb", lay.memory_mb), ("disk_mb", lay.storage_mb)):
@@ -144,6 +146,20 @@ class TerminalEnv(AgenticEnv):
                 limits[field] = value
         self._prepared[tree] = {**meta, "aliases": aliases, "limits": limits}
         return tree
+
+    def _docker_build(self, tree: Path, lay: Layout, dockerfile: df.Dockerfile, base: str, key: str) -> None:
+        """``docker build`` the task image; ``tree`` gets its ``WORKDIR`` (the rest stays in the image)."""
+        if lay.dockerfile is None:  # [environment].docker_image: the image as it is
+            built = df.image_as_is(base)
+        else:
+            built = df.docker_build(
+                dockerfile, lay.dockerfile, lay.context, base, f"codegym-task:{key}", lay.build_timeout_s
+            )
+        built.env.setdefault("PATH", df.IMAGE_PATH)
+        if built.workdir.strip("/") == "":
+            raise InfraError(f"{dockerfile.source}: the image's WORKDIR is /; give the task a WORKDIR such as /app")
+        df.export_folder(built.tag, built.workdir, tree)
+        self._write_state(tree, built.workdir, built.env, built.log, image=built.tag)
 
     def _build(self, tree: Path, lay: Layout, dockerfile: df.Dockerfile, backend: str) -> None:
         """Apply the Dockerfile in a sandbox; ``tree`` becomes its work dir, with the shell's start state."""
@@ -160,15 +176,20 @@ class TerminalEnv(AgenticEnv):
             with create(**limits, workdir_from=start, aliases=aliases) as sb:
                 applied = df.apply_steps(dockerfile, lay.context, sb, lay.build_timeout_s)
                 shutil.copytree(_host_path(sb), tree, symlinks=True, dirs_exist_ok=True)
+        self._write_state(tree, applied.workdir, applied.env, applied.log)
+
+    @staticmethod
+    def _write_state(tree: Path, workdir: str, env: dict[str, str], log: list[str], image: str | None = None) -> None:
+        """The shell's start (``WORKDIR``, ``ENV``) and what the env needs to know, beside the tree."""
         for name in ("tests", "logs", "solution"):  # never part of the image: the harness fills them
             shutil.rmtree(tree / name, ignore_errors=True)
             (tree / name).mkdir()
         state = tree / STATE_DIR
         state.mkdir(exist_ok=True)
-        (state / "cwd").write_text(applied.workdir + "\n")
-        (state / "vars").write_text("".join(f"export {k}={shlex.quote(v)}\n" for k, v in applied.env.items()))
+        (state / "cwd").write_text(workdir + "\n")
+        (state / "vars").write_text("".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items()))
         present = sorted(f"/{p.name}" for p in tree.iterdir() if p.is_dir() and not p.name.startswith("."))
-        meta = {"workdir": applied.workdir, "env": applied.env, "aliases": present, "log": applied.log}
+        meta = {"workdir": workdir, "env": env, "aliases": present, "log": log, "image": image}
         (tree.parent / "image.json").write_text(json.dumps(meta, indent=1))
 
     def new_sandbox(self, tree: Path | None) -> Sandbox:
@@ -176,7 +197,7 @@ class TerminalEnv(AgenticEnv):
         meta = self._prepared.get(tree) if tree is not None else None
         if meta is None:
             return super().new_sandbox(tree)
-        return create(**meta["limits"], workdir_from=tree, aliases=meta["aliases"])
+        return create(**meta["limits"], workdir_from=tree, aliases=meta["aliases"], system_image=meta.get("image"))
 
     def _meta(self) -> tuple[Task, Layout, dict[str, Any]]:
         task = self.episode.task if self.episode else None
