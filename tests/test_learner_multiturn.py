@@ -311,3 +311,29 @@ def test_on_codegen_fail_then_fix_earns_the_final_reward_not_the_sum(monkeypatch
     assert (fix.reward, once.reward) == (1.0, 1.0)  # was first + 1.0 against 1.0
     assert fix.solved and once.solved and pass_rate([fix, once]) == 1.0
     assert [s.reward for s in penalised] == [pytest.approx(0.9), 1.0]
+
+
+def test_a_coderepair_recovery_chain_trains_attempt_by_attempt_on_two_forks(monkeypatch):
+    from codegym.envs.agentic.repair import CodeRepairEnv
+    from codegym.learner.models import build_tokenizer
+
+    task = "textkit.case.camel_to_snake.drop_condition.0"
+    env = RecoveryWrapper(CodeRepairEnv(sandbox="local"), max_attempts=2)
+    env.reset(options={"task_id": task})
+    gold = env.unwrapped.gold_action()
+    empty = "```diff\n```"
+    tokenizer = build_tokenizer([gold, empty], 300)
+
+    def policy(context, rank):  # chain 1 solves at once; chain 2 submits nothing, then the fix
+        return gold if rank == 0 or "Attempt 1 of 2 failed" in context else empty
+
+    script(monkeypatch, tokenizer, policy)
+    envs = [env, env.fork()]
+    try:
+        samples = rollout(None, tokenizer, envs, [(task, 3)] * 2, RolloutSettings(max_prompt_tokens=8192))
+    finally:
+        for e in envs:
+            e.close()
+    assert [(s.attempt, s.reward, s.solved) for s in samples] == [(0, 1.0, True), (0, 0.0, False), (1, 1.0, True)]
+    assert len({s.chain_id for s in samples}) == 2 and samples[1].chain_id == samples[2].chain_id
+    assert pass_rate(samples) == 1.0
