@@ -337,3 +337,17 @@ def test_a_coderepair_recovery_chain_trains_attempt_by_attempt_on_two_forks(monk
     assert [(s.attempt, s.reward, s.solved) for s in samples] == [(0, 1.0, True), (0, 0.0, False), (1, 1.0, True)]
     assert len({s.chain_id for s in samples}) == 2 and samples[1].chain_id == samples[2].chain_id
     assert pass_rate(samples) == 1.0
+
+
+@pytest.mark.parametrize("extra", [{}, {"algorithm": "dapo"}, {"allocation": "vigor", "vigor_initial": 2}])
+def test_training_steps_on_recovery_chains_log_attempts_and_a_chain_pass_rate(tmp_path, extra):
+    env = RecoveryWrapper(SpellChainEnv(), max_attempts=2)
+    tr = Trainer(small(tmp_path, num_generations=4, tasks_per_step=2, **extra), env=env)
+    rec = tr.train_step()
+    attempts = [s for s in tr.last_generated if not s.infra_error]
+    first = [s for s in attempts if s.attempt == 0]
+    second = [s for s in attempts if s.attempt == 1]
+    assert len(first) + len(second) == len(attempts) and len({s.chain_id for s in attempts}) == len(first)
+    assert len(second) == sum(not s.solved for s in first) > 0  # every failed first try got a second
+    assert rec["pass_rate"] == pass_rate(attempts) and rec["prompt_tokens_cut"] == 0
+    assert all(torch.isfinite(torch.tensor(rec.get(k, 0.0))) for k in ("loss", "grad_norm", "reward"))
