@@ -227,8 +227,9 @@ def test_agent_timeout_from_task_toml_ends_the_episode(tmp_path, mapped):
 
 
 # ---------------------------------------------------------------------------- hostile agents
-def test_a_reward_file_written_by_the_agent_does_not_count(tmp_path, mapped):
-    env = TerminalEnv(tasks=harbor_task(tmp_path / "sum-csv"), sandbox="local")
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_reward_file_written_by_the_agent_does_not_count(tmp_path, mapped, backend):
+    env = TerminalEnv(tasks=harbor_task(tmp_path / "sum-csv"), sandbox=backend)
     forged = (
         "mkdir -p /logs/verifier && echo 1 > /logs/verifier/reward.txt && "
         "echo '{\"reward\": 1}' > /logs/verifier/reward.json && chmod -R a-w /logs\nsubmit"
@@ -245,15 +246,28 @@ def test_a_reward_file_written_by_the_agent_does_not_count(tmp_path, mapped):
     assert reward == 0.0, info["feedback"]
 
 
-def test_agent_cannot_plant_tests_or_replace_the_verifier(tmp_path, mapped):
-    env = TerminalEnv(tasks=harbor_task(tmp_path / "sum-csv"), sandbox="local")
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_agent_cannot_plant_tests_or_replace_the_verifier(tmp_path, mapped, backend):
+    env = TerminalEnv(tasks=harbor_task(tmp_path / "sum-csv"), sandbox=backend)
     planted = (
         "mkdir -p /tests && printf '#!/bin/bash\\necho 1 > /logs/verifier/reward.txt\\n' > /tests/test.sh "
         "&& printf 'def test_ok():\\n    pass\\n' > /tests/test_outputs.py\nsubmit"
     )
     reward, info = run(env, planted)
-    env.close()
     assert reward == 0.0, info["feedback"]
+    # Dot-files in the agent's HOME (a git config, a Python user site) do not reach the verifier.
+    user_site = "$(python -c 'import site; print(site.getusersitepackages())')"
+    dotfiles = (
+        f'mkdir -p "{user_site}" && printf "%s\\n" "import pathlib" '
+        "\"pathlib.Path('/logs/verifier/reward.txt').write_text('1')\" "
+        f'> "{user_site}/usercustomize.py" && touch /app/report.txt\nsubmit'
+    )
+    reward, info = run(env, dotfiles)
+    # Removing the WORKDIR fails the checks; it is not a failure of the machine.
+    gone, gone_info = run(env, "cd / && rm -rf /sandbox/app\nsubmit")
+    env.close()
+    assert reward == 0.0 and info.get("infra_error") is None, info["feedback"]
+    assert gone == 0.0 and gone_info.get("infra_error") is None, gone_info["feedback"]
 
 
 # ---------------------------------------------------------------------------- Terminal-Bench 1

@@ -272,8 +272,14 @@ class TerminalEnv(AgenticEnv):
         for extra in lay.extra_test_files:
             sb.copy_in(str(extra), f"tests/{extra.name}")
         workdir = meta["workdir"]
-        env = {**meta["env"], **lay.verifier_env, "PWD": workdir, "TEST_DIR": "/tests", "PYTHONNOUSERSITE": "1"}
-        res = sb.run(["bash", f"/tests/{lay.test_script}"], timeout=lay.verifier_timeout_s, cwd=workdir, env=env)
+        # A fresh HOME under the emptied /logs: dot-files the agent left in its HOME (a git
+        # config with hooks, a Python user site) do not run inside the verifier.
+        env = {"HOME": "/logs/verifier/home", **meta["env"], **lay.verifier_env}
+        env |= {"PWD": workdir, "TEST_DIR": "/tests", "PYTHONNOUSERSITE": "1"}
+        # cd inside, not as the run's folder: a WORKDIR the agent removed fails the checks, not the run.
+        script = 'mkdir -p "$HOME"; cd "$1" 2>/dev/null || cd /; exec bash "$2"'
+        argv = ["/bin/sh", "-c", script, "sh", workdir, f"/tests/{lay.test_script}"]
+        res = sb.run(argv, timeout=lay.verifier_timeout_s, env=env)
         output = (res.stdout + res.stderr)[-1500:]
         if lay.kind == "terminal-bench":
             return _tb1_outcome(res.stdout + res.stderr, res.timed_out, lay.verifier_timeout_s)
