@@ -415,7 +415,8 @@ def rollout(
     env of ``envs`` (sandboxed graders spend most of their time waiting on processes).
     Single-turn episodes share the envs round-robin; multi-turn episodes (and recovery
     chains) need their env to persist between turns, so they run in chunks of ``len(envs)``
-    concurrent episodes. A chain gives one sample per attempt, in order, after its job's.
+    concurrent episodes. A recovery chain gives one sample per attempt; samples come in job
+    order, the attempts of one job in attempt order.
     """
     attempts = chain_attempts(envs[0])
     multi = settings.max_turns > 1 or attempts > 1
