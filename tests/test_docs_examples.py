@@ -42,4 +42,10 @@ def test_worked_example_runs(page: str, line: int, code: str, tmp_path: Path, mo
     monkeypatch.chdir(tmp_path)  # an example that writes files writes them here
     name = f"docs/{page}:{line}"
     linecache.cache[name] = (len(code), None, code.splitlines(True), name)  # tracebacks show the line
-    exec(compile(code, name, "exec"), {"__name__": "__docs_example__"})  # noqa: S102
+    try:
+        exec(compile(code, name, "exec"), {"__name__": "__docs_example__"})  # noqa: S102
+    except AssertionError as exc:
+        # A repository task's first run builds its venv with pip from PyPI: offline, skip.
+        if "environment could not be built" in str(exc) and "pip" in str(exc):
+            pytest.skip(f"{name}: the task's environment needs PyPI, which did not answer: {str(exc)[-200:]}")
+        raise
