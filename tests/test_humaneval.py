@@ -117,3 +117,22 @@ def load_humaneval_rows(path: Path) -> list[dict]:
 
     rows = [json.loads(line) for line in gzip.decompress(path.read_bytes()).decode().splitlines() if line]
     return load_humaneval(rows)
+
+
+def test_a_completion_of_the_prompt_is_graded_as_the_harness_grades_it(env):
+    # HumanEval's harness runs prompt + completion: an answer that is only the body counts.
+    for task_id in REGRESSIONS[:2] + ["HumanEval/0"]:
+        env.reset(options={"task_id": task_id})
+        task = env.tasks.get(task_id)
+        body = task["gold"][len(task["prelude"]) :] if task["gold"].startswith(task["prelude"]) else None
+        if body is None:
+            continue
+        action = f"```python\n{body}\n```"
+        _, reward, _, _, info = env.step(action)
+        assert reward == 1.0, (task_id, info["feedback"])
+        assert all(0 <= a < b <= len(action) for a, b, _ in info["token_rewards"])
+    env.reset(options={"task_id": "HumanEval/0"})
+    _, reward, _, _, info = env.step("```python\n    return None\n```")  # a wrong body: spans stay in the action
+    assert reward < 1.0 and all(
+        0 <= a < b <= len("```python\n    return None\n```") for a, b, _ in info["token_rewards"]
+    )

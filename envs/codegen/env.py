@@ -163,16 +163,22 @@ class CodeGenEnv(CodeEnv):
                 action,
                 None,
             )
-        result = self.run_code(task, found.code)
-        comp = components(result, found.code, task.get("gold"), lang)
+        code, start = found.code, found.start
+        if task.get("prelude") and _is_body(code):
+            # A HumanEval-style completion (the function's body): graded as its harness
+            # grades it, the prompt followed by the completion.
+            code, start = task["prelude"] + code, start - len(task["prelude"])
+        result = self.run_code(task, code)
+        comp = components(result, code, task.get("gold"), lang)
         rew = reward(self.reward_mode, comp)
         spans = (
-            faultloc.token_rewards(found.code, found.start, result)
+            faultloc.token_rewards(code, start, result)
             if lang == "python"
-            else faultloc.error_span(found.code, found.start, result.error_line)
+            else faultloc.error_span(code, start, result.error_line)
             if not result.syntax_ok
             else []
         )
+        spans = [(max(a, found.start), b, v) for a, b, v in spans if b > found.start]  # (none in the prompt)
         flags = audit(
             found.code, lang, task["kind"], [t.get("expected", t.get("output")) for t in task["tests"]], result.flags
         )
@@ -269,3 +275,11 @@ def _input_of(task: Task, i: int) -> Any:
     if "args" in t:
         return "(" + ", ".join(show(a, 80) for a in t["args"]) + ")"
     return t.get("input", "<check(candidate)>")
+
+
+def _is_body(code: str) -> bool:
+    """Whether ``code`` is an indented block (a completion of a prompt), not a program."""
+    for line in code.splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            return line[:1] in (" ", "\t")
+    return False
