@@ -1,4 +1,4 @@
-"""Sandboxes where untrusted code runs (DESIGN.md, Sandbox contract).
+"""Sandboxes where untrusted code runs (docs/contract.md, Sandbox contract).
 
 ``create()`` picks a backend: the ``backend`` argument, else ``CODEGYM_SANDBOX``, else
 ``local`` (bubblewrap). ``docker`` runs one long-lived container per sandbox.
