@@ -6,6 +6,7 @@ import base64
 import gzip
 import io
 import json
+import re
 import shlex
 import shutil
 import tarfile
@@ -280,7 +281,7 @@ class TerminalEnv(AgenticEnv):
         script = 'mkdir -p "$HOME"; cd "$1" 2>/dev/null || cd /; exec bash "$2"'
         argv = ["/bin/sh", "-c", script, "sh", workdir, f"/tests/{lay.test_script}"]
         res = sb.run(argv, timeout=lay.verifier_timeout_s, env=env)
-        output = (res.stdout + res.stderr)[-1500:]
+        output = _steady(res.stdout + res.stderr)[-1500:]
         if lay.kind == "terminal-bench":
             return _tb1_outcome(res.stdout + res.stderr, res.timed_out, lay.verifier_timeout_s)
         files = {name: _read(sb, f"logs/verifier/{name}") for name in ("reward.json", "reward.txt")}
@@ -371,9 +372,17 @@ def _tb1_outcome(output: str, timed_out: bool, timeout: float) -> Outcome:
     return Outcome(
         1.0 if solved else 0.0,
         {"checks": passed / total if total else 0.0, "solved": 1.0 if solved else 0.0},
-        feedback="\n".join(lines) + "\n" + output[-1500:],
+        feedback="\n".join(lines) + "\n" + _steady(output)[-1500:],
         verdict={"tests": results, "passed": passed, "total": total, "solved": solved, "parse_error": results is None},
     )
+
+
+def _steady(output: str) -> str:
+    """The verifier's output without its run times (``2 passed in 0.05s``): ``info`` holds no wall-clock figures."""
+    return _DURATION.sub("in <time>", output)
+
+
+_DURATION = re.compile(r"\bin \d+(?:\.\d+)?s\b(?: \(\d+:\d\d:\d\d\))?")
 
 
 def _read(sb: Sandbox, path: str) -> bytes | None:
