@@ -169,13 +169,17 @@ class TerminalEnv(AgenticEnv):
             aliases = list(check_aliases(aliases, _bound_paths()))
         except ValueError as exc:
             raise InfraError(f"{dockerfile.source}: {exc}") from None
-        with tempfile.TemporaryDirectory() as start:
+        # Scratch beside the cache: a snapshot of the build context (steps read one state of it,
+        # and a full disk shows here, before any sandbox starts) and the work dir's first state.
+        with tempfile.TemporaryDirectory(dir=tree.parent) as scratch:
+            context, start = Path(scratch, "context"), Path(scratch, "start")
+            shutil.copytree(lay.context, context, symlinks=True)
             for alias in aliases:
-                Path(start, alias.strip("/")).mkdir()
+                (start / alias.strip("/")).mkdir(parents=True)
             limits = {**self.sandbox_spec, "backend": backend, "timeout_s": lay.build_timeout_s}
             limits["max_output_bytes"] = 4 * 2**20
             with create(**limits, workdir_from=start, aliases=aliases) as sb:
-                applied = df.apply_steps(dockerfile, lay.context, sb, lay.build_timeout_s)
+                applied = df.apply_steps(dockerfile, context, sb, lay.build_timeout_s)
                 shutil.copytree(_host_path(sb), tree, symlinks=True, dirs_exist_ok=True)
         self._write_state(tree, applied.workdir, applied.env, applied.log)
 
