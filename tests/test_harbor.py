@@ -175,6 +175,21 @@ def test_a_verifier_that_writes_no_reward_is_an_infra_error(tmp_path, mapped):
     assert "wrote neither /logs/verifier/reward.txt nor /logs/verifier/reward.json" in info["infra_error"]
 
 
+def test_a_verifier_that_downloads_its_tools_is_an_infra_error_offline(tmp_path, mapped):
+    # Terminal-Bench 2's usual verifier: fetch uv, then run pytest through uvx (no network here).
+    fetching = """\
+        #!/bin/bash
+        curl -LsSf https://astral.sh/uv/0.9.5/install.sh | sh
+        source $HOME/.local/bin/env
+        uvx -p 3.13 -w pytest==8.4.1 pytest /tests/test_outputs.py -rA
+        if [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi
+        """
+    env = TerminalEnv(tasks=harbor_task(tmp_path / "fetching", **{"tests/test.sh": fetching}), sandbox="local")
+    reward, info = run(env)
+    env.close()
+    assert reward == 0.0 and "needs the network (no network in the sandbox)" in info["infra_error"]
+
+
 def test_a_missing_base_image_names_it_and_the_two_ways_out(tmp_path, monkeypatch):
     monkeypatch.delenv("CODEGYM_BASE_IMAGES", raising=False)
     env = TerminalEnv(tasks=harbor_task(tmp_path / "sum-csv"), sandbox="local")

@@ -243,6 +243,32 @@ def parse_pytest_summary(output: str) -> dict[str, bool] | None:
     return results
 
 
+# ---------------------------------------------------------------------------- network
+_FETCH = re.compile(
+    r"(?<![\w-])(curl|wget|uvx|pip3?\s+install|uv\s+(pip|tool)\s+install|apt(-get)?\s+(update|install))(?![\w-])"
+)
+_OFFLINE = re.compile(
+    r"Could not resolve host|Temporary failure in name resolution|Network is unreachable|Name or service not known"
+    r"|Failed to establish a new connection|No matching distribution found|uvx?: command not found"
+    r"|curl: command not found|wget: command not found"
+)
+
+
+def fetches(scripts: list[Path]) -> bool:
+    """Whether the task's own verifier scripts download tools (``curl ... | sh``, ``uvx``, ``pip install``)."""
+    return any(_FETCH.search(p.read_text(encoding="utf-8", errors="replace")) for p in scripts if p.is_file())
+
+
+def offline_failure(output: str) -> str | None:
+    """The line of ``output`` that shows a download failing for want of a network, or None."""
+    found = _OFFLINE.search(output)
+    if found is None:
+        return None
+    start = output.rfind("\n", 0, found.start()) + 1
+    end = output.find("\n", found.end())
+    return output[start : end if end >= 0 else len(output)].strip()[:200]
+
+
 # ---------------------------------------------------------------------------- fields
 def _table(task: Task, name: str) -> dict[str, Any]:
     value = task.get(name, {})

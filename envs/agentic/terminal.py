@@ -23,7 +23,17 @@ from codegym.sandbox import Sandbox, check_aliases, create
 
 from . import dockerfile as df
 from .base import AgenticEnv
-from .harbor import Layout, layout, normalise, parse_pytest_summary, read_reward, read_tb1_folder, tb1_folders
+from .harbor import (
+    Layout,
+    fetches,
+    layout,
+    normalise,
+    offline_failure,
+    parse_pytest_summary,
+    read_reward,
+    read_tb1_folder,
+    tb1_folders,
+)
 from .repo import STATE_DIR, cached_tree, tree_key
 
 #: Folders Harbor's harness uses besides the Dockerfile's own: always aliases of work-dir folders.
@@ -286,6 +296,18 @@ class TerminalEnv(AgenticEnv):
         argv = ["/bin/sh", "-c", script, "sh", workdir, f"/tests/{lay.test_script}"]
         res = sb.run(argv, timeout=lay.verifier_timeout_s, env=env)
         output = _steady(res.stdout + res.stderr)[-1500:]
+        scripts = [*sorted(lay.tests.glob("*.sh")), *lay.extra_test_files] if lay.tests.is_dir() else []
+        offline = offline_failure(res.stdout + res.stderr) if fetches(scripts) else None
+        if offline is not None:
+            # The task's verifier downloads its tools (Harbor's usual 'curl ... uv | sh'); with
+            # no network here it cannot grade anything: the machine's limit, not the attempt's.
+            return Outcome(
+                0.0,
+                {},
+                feedback=f"the task's verifier needs the network, which the sandbox does not have: {offline}",
+                verdict={"exit_code": res.exit_code, "error": "verifier_needs_network"},
+                infra_error=f"the task's verifier needs the network (no network in the sandbox): {offline}",
+            )
         if lay.kind == "terminal-bench":
             return _tb1_outcome(res.stdout + res.stderr, res.timed_out, lay.verifier_timeout_s)
         files = {name: _read(sb, f"logs/verifier/{name}") for name in ("reward.json", "reward.txt")}
