@@ -139,6 +139,20 @@ def test_agent_starts_in_workdir_with_the_dockerfile_env_and_files(tmp_path, map
     assert "test_outputs.py" not in out and "solve.sh" not in out and "test.sh" not in out
 
 
+def test_editor_harness_takes_the_task_paths(tmp_path, mapped):
+    env = TerminalEnv(tasks=harbor_task(tmp_path / "sum-csv"), sandbox="local", harness="editor")
+    env.reset()
+    out, *_ = env.step('{"tool": "create", "path": "/app/report.txt", "file_text": "15\\n"}')
+    assert "created /sandbox/app/report.txt" in out
+    out, *_ = env.step('{"tool": "view", "path": "/app/notes.txt"}')
+    assert "sum every number" in out
+    out, *_ = env.step('{"tool": "view", "path": "/etc/passwd"}')
+    assert "outside the repository" in out
+    _, reward, terminated, _, info = env.step('{"tool": "submit"}')
+    env.close()
+    assert terminated and reward == 1.0, info["feedback"]
+
+
 def test_reward_json_multi_metric_form(tmp_path, mapped):
     test_sh = """\
         #!/bin/bash

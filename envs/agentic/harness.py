@@ -112,11 +112,13 @@ def parse_editor(action: str) -> Parsed:
     return Parsed(calls)
 
 
-def work_path(path: Any) -> str:
-    """A path the agent gave, relative to the work dir (absolute ones must be under it)."""
+def work_path(path: Any, aliases: tuple[str, ...] = ()) -> str:
+    """A path the agent gave, relative to the work dir (absolute ones must be under it or an alias of it)."""
     if not isinstance(path, str) or not path:
         raise ValueError("the tool call needs a 'path' (a string)")
     full = posixpath.normpath(path if path.startswith("/") else posixpath.join(WORKDIR, path))
+    if any(full == a or full.startswith(a + "/") for a in aliases):  # /app/x is /sandbox/app/x (Terminal)
+        full = WORKDIR + full
     if full != WORKDIR and not full.startswith(WORKDIR + "/"):
         raise ValueError(f"path {path!r} is outside the repository {WORKDIR}")
     return posixpath.relpath(full, WORKDIR)
@@ -132,7 +134,7 @@ def run_tool(sb: Sandbox, call: Call, state: dict[str, Any], timeout: float, lim
                 return "the bash tool needs a non-empty 'command'"
             state.setdefault("commands", []).append(command)
             return format_result(run_shell(sb, command, timeout), limit)
-        path = work_path(args.get("path"))
+        path = work_path(args.get("path"), getattr(sb, "aliases", ()))
         state.setdefault("commands", []).append(f"{call.tool} /sandbox/{path}")
         if call.tool == "view":
             return _view(sb, path, args.get("view_range"), timeout, limit)
