@@ -245,6 +245,19 @@ def test_verifier_timeout_from_task_toml_applies(tmp_path, mapped):
     assert reward == 0.0 and info["verdict"]["verifier_timed_out"] and info.get("infra_error") is None
 
 
+def test_task_toml_resources_set_the_sandbox_limits_unless_the_user_names_them(tmp_path, mapped):
+    toml = "[environment]\nmemory_mb = 256\nstorage_mb = 300\n"
+    task = harbor_task(tmp_path / "small", **{"task.toml": toml})
+    env = TerminalEnv(tasks=task, sandbox="local")
+    env.reset()
+    assert (env.sandbox.limits.memory_mb, env.sandbox.limits.disk_mb) == (256, 300)
+    env.close()
+    env = TerminalEnv(tasks=task, sandbox={"backend": "local", "memory_mb": 512})
+    env.reset()
+    assert (env.sandbox.limits.memory_mb, env.sandbox.limits.disk_mb) == (512, 300)
+    env.close()
+
+
 def test_agent_timeout_from_task_toml_ends_the_episode(tmp_path, mapped):
     toml = "[agent]\ntimeout_sec = 1.5\n"
     env = TerminalEnv(tasks=harbor_task(tmp_path / "quick", **{"task.toml": toml}), sandbox="local")
