@@ -153,6 +153,21 @@ def test_editor_harness_takes_the_task_paths(tmp_path, mapped):
     assert terminated and reward == 1.0, info["feedback"]
 
 
+def test_fork_and_restore_carry_the_task_folders(tmp_path, mapped):
+    env = TerminalEnv(tasks=harbor_task(tmp_path / "sum-csv"), sandbox="local")
+    env.reset()
+    env.step("echo 15 > report.txt")
+    snap = env.snapshot()
+    clone = env.fork()
+    env.step("rm report.txt")
+    env.restore(snap)
+    _, reward, *_ = env.step("submit")
+    _, cloned, *_ = clone.step("cat /app/report.txt\nsubmit")
+    env.close()
+    clone.close()
+    assert (reward, cloned) == (1.0, 1.0)
+
+
 def test_reward_json_multi_metric_form(tmp_path, mapped):
     test_sh = """\
         #!/bin/bash
