@@ -174,16 +174,19 @@ class TerminalEnv(AgenticEnv):
 
     def _build(self, tree: Path, lay: Layout, dockerfile: df.Dockerfile, backend: str) -> None:
         """Apply the Dockerfile in a sandbox; ``tree`` becomes its work dir, with the shell's start state."""
-        aliases = sorted({f"/{n}" for n in df.top_folders(dockerfile)} | set(HARBOR_DIRS))
-        try:
-            aliases = list(check_aliases(aliases, _bound_paths()))
-        except ValueError as exc:
-            raise InfraError(f"{dockerfile.source}: {exc}") from None
+        # A folder the sandbox binds from the host (its Python's) cannot be a link too: a step that
+        # writes there fails with its own error.
+        taken = {p.strip("/").split("/")[0] for p in _bound_paths()}
+        names = {n for n in df.top_folders(dockerfile) if n not in taken}
+        aliases = list(check_aliases([f"/{n}" for n in names] + list(HARBOR_DIRS), _bound_paths()))
         # Scratch beside the cache: a snapshot of the build context (steps read one state of it,
         # and a full disk shows here, before any sandbox starts) and the work dir's first state.
         with tempfile.TemporaryDirectory(dir=tree.parent) as scratch:
             context, start = Path(scratch, "context"), Path(scratch, "start")
-            shutil.copytree(lay.context, context, symlinks=True)
+            if lay.context.is_dir():
+                shutil.copytree(lay.context, context, symlinks=True)
+            else:  # [environment].docker_image mapped to the sandbox: no build context
+                context.mkdir()
             for alias in aliases:
                 (start / alias.strip("/")).mkdir(parents=True)
             limits = {**self.sandbox_spec, "backend": backend, "timeout_s": lay.build_timeout_s}
