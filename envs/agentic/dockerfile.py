@@ -190,7 +190,11 @@ def choose_base(image: str, mapping: Mapping[str, str], backend: str, have_image
         return target or image
     if target is not None and backend == "docker" and have_image(target):
         return target
-    where = f"mapped to {target!r}, which is not loaded either" if target else "not on this machine"
+    if backend != "docker" and have_image(target or image):
+        mapped = f"mapped to {target!r}, " if target else ""
+        where = f"{mapped}loaded in Docker, which the local sandbox cannot use"
+    else:
+        where = f"mapped to {target!r}, which is not loaded either" if target else "not on this machine"
     raise BaseImageError(
         f"the task's base image {image!r} is {where} (no image registry is used). Either load it "
         f"('docker load -i image.tar', then use sandbox='docker'), or map it to a local base: "
