@@ -70,6 +70,7 @@ _API_TIMEOUT_S = 60
 
 _client_state: dict[str, Any] = {}
 _client_lock = threading.Lock()
+_build_lock = threading.Lock()  # one runtime layer built at a time
 
 
 def _client() -> Any:
@@ -153,16 +154,17 @@ def runtime_image(runtime: Runtime | None) -> str:
         return runtime.image
     if not runtime.host_dir:
         raise SandboxSetupError("a Runtime needs host_dir or image")
+    base = base_image()
     stamp = "".join(f"{e.name}:{e.stat().st_mtime_ns}" for e in sorted(os.scandir(runtime.host_dir), key=str))
-    tag = hashlib.sha256(f"{runtime.host_dir}|{runtime.path}|{stamp}|{base_image()}".encode()).hexdigest()[:16]
+    tag = hashlib.sha256(f"{runtime.host_dir}|{runtime.path}|{stamp}|{base}".encode()).hexdigest()[:16]
     ref = f"codegym-env:{tag}"
-    with _client_lock:
+    with _build_lock:
         if not client.images.list(name=ref):
             import tempfile
 
             with tempfile.TemporaryDirectory() as tmp:
                 dockerfile = Path(tmp, "Dockerfile")
-                dockerfile.write_text(f"FROM {base_image()}\nCOPY . {runtime.path}\n")
+                dockerfile.write_text(f"FROM {base}\nCOPY . {runtime.path}\n")
                 try:
                     client.images.build(path=runtime.host_dir, dockerfile=str(dockerfile), tag=ref, rm=True)
                 except Exception as exc:  # noqa: BLE001 - the engine failed, not the attempt
