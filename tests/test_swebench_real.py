@@ -226,3 +226,18 @@ def test_every_library_grades_like_swebench(instances: dict[str, Instance], name
         assert reward == 0.0 and "infra_error" not in info
     finally:
         env.close()
+
+
+def test_testgen_judges_tests_with_the_repository_s_own_environment(instances: dict[str, Instance]) -> None:
+    # Failed on main: the gold tests passed on the buggy base (codegym's own pluggy was imported).
+    instance = instances[FAST]
+    env = gym.make("TestGen-v0", tasks=[instance.task], repo_root=str(instance.repo_root))
+    try:
+        env.reset(seed=0)
+        _, gold, _, _, info = env.step(env.unwrapped.gold_action())
+        assert gold == 1.0 and "infra_error" not in info, info["feedback"]
+        env.reset(seed=0)
+        _, noop, _, _, info = env.step("no tests")
+        assert noop == 0.0 and "infra_error" not in info
+    finally:
+        env.close()

@@ -112,11 +112,18 @@ class CodeRepairEnv(AgenticEnv):
 
     def _prepare(self, task: Task) -> Path:
         tree = prepare(task, self.repo_root)
+        self._attach_env(task, tree)
+        return tree
+
+    def _attach_env(self, task: Task, tree: Path) -> None:
+        """Build (or find cached) the task's own environment; its sandboxes run with it.
+
+        Raises EnvBuildError, so that reset's ``infra_error`` names the failing step.
+        """
         backend = self.sandbox_spec.get("backend") or os.environ.get("CODEGYM_SANDBOX") or "local"
-        built = task_env(task, tree, backend)  # EnvBuildError: reset's infra_error names the step
+        built = task_env(task, tree, backend)
         self._runtime = None if built is None else built.runtime
         self._env_record = None if built is None else built.record
-        return tree
 
     def _prompt(self, task: Task) -> str:
         return f"Resolve this issue in the repository.\n\n{self.repair_spec(task).statement.strip()}"

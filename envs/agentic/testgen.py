@@ -82,6 +82,7 @@ class TestGenEnv(CodeRepairEnv):
 
     def _prepare(self, task: Task) -> Path:
         base = prepare(task, self.repo_root)
+        self._attach_env(task, base)  # a repository's tests run with its own venv, as in CodeRepair
         spec = self.repair_spec(task)
 
         def build(tree: Path) -> None:
