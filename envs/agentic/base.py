@@ -222,6 +222,7 @@ class AgenticEnv(CodeEnv):
                     f"the patch did not apply (git apply, 3-way and patch --fuzz all failed):\n{message}",
                     "patch_failed",
                 )
+            self.episode.state["apply_method"] = method  # "git": the work dir changed by exactly this diff
             outcome = self._submit(action, code)
             outcome.verdict["apply_method"] = method
             return outcome

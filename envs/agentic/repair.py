@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from .base import AgenticEnv
 from .patches import FileDiff, apply_patch, is_state_path, is_test_path, join, parse_diff
 from .repairtask import (
     RepairSpec,
+    apply_with_tests,
     install_hidden_tests,
     prepare,
     run_pytest,
@@ -145,7 +147,13 @@ class CodeRepairEnv(AgenticEnv):
 
     def _evaluate(self, action: str, code: Extracted | None) -> Outcome:
         spec = self.repair_spec()
-        patch, problem = self.collect_patch(self.sandbox)
+        assert self.episode is not None
+        if code is not None and self.episode.state.get("apply_method") == "git" and _plain(code.code):
+            # The patch harness applied exactly this diff (git apply, no fuzz) and ran nothing
+            # else: reading it back from the work dir would give the same diff, one command later.
+            patch: str | None = code.code if code.code.endswith("\n") else code.code + "\n"
+        else:
+            patch, problem = self.collect_patch(self.sandbox)
         if patch is None:
             return Outcome(
                 0.0, {"f2p": 0.0, "p2p": 0.0, "resolved": 0.0}, feedback=problem, verdict={"error": "unreadable"}
@@ -160,11 +168,12 @@ class CodeRepairEnv(AgenticEnv):
         grader = self.new_sandbox(self._tree)
         credit_envs: list[tuple[Any, ...]] = []
         try:
-            problem = install_hidden_tests(grader, spec)
+            together = not self._wants_credit(code, protected) and apply_with_tests(grader, spec, join(kept))
+            problem = "" if together else install_hidden_tests(grader, spec)
             if problem:
                 return Outcome(0.0, infra_error=problem)
             credit_envs = self._credit_forks(grader, code, protected)
-            if kept:
+            if kept and not together:
                 applied, _, message = apply_patch(grader, join(kept))
                 if not applied:
                     return Outcome(
@@ -185,7 +194,7 @@ class CodeRepairEnv(AgenticEnv):
             for *_, variant in credit_envs:
                 if variant is not None:
                     variant[0].close()  # idempotent: _hunk_credit closes the ones it ran
-            grader.close()
+            self._discard(grader)  # closed in the background; close() of the env waits for it
         components = {
             "f2p": summary["f2p_frac"],
             "p2p": 0.0 if summary["p2p_failed"] else 1.0,
@@ -218,6 +227,13 @@ class CodeRepairEnv(AgenticEnv):
             verdict=verdict,
             audit_flags=flags,
         )
+
+    def _wants_credit(self, code: Extracted | None, protected: tuple[str, ...]) -> bool:
+        """True when :meth:`_credit_forks` will fork the grader (several hunks to score)."""
+        if code is None or not self.hunk_credit:
+            return False
+        files = [f for f in parse_diff(code.code) if not is_test_path(f.path, protected)]
+        return 1 < sum(len(f.hunks) for f in files) <= MAX_CREDIT_HUNKS
 
     def _credit_forks(
         self, grader: Sandbox, code: Extracted | None, protected: tuple[str, ...]
@@ -289,6 +305,13 @@ class CodeRepairEnv(AgenticEnv):
     def gold_action(self) -> str:
         """The gold fix under the current harness (a diff; or applied and submitted)."""
         return gold_for_harness(self.harness, self.repair_spec().gold_patch)
+
+
+def _plain(diff: str) -> bool:
+    """True when no file of ``diff`` is one that collect_patch leaves out (caches, metadata)."""
+    return not any(
+        fnmatch.fnmatch(part, pattern) for f in parse_diff(diff) for part in f.path.split("/") for pattern in EXCLUDES
+    )
 
 
 def gold_for_harness(harness: str, patch: str) -> str:

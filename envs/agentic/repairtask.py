@@ -15,6 +15,7 @@ Two formats load into one :class:`RepairSpec`:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import shlex
@@ -172,6 +173,20 @@ def install_hidden_tests(sb: Sandbox, spec: RepairSpec) -> str:
     return "" if applied else f"the hidden test patch did not apply: {message}"
 
 
+def apply_with_tests(sb: Sandbox, spec: RepairSpec, patch: str) -> bool:
+    """Apply ``test_patch`` and ``patch`` in one ``git apply`` (atomic: all or nothing); applied?
+
+    One command instead of two in the grader (a docker exec costs ~50 ms); when it fails,
+    nothing changed and the caller applies them one by one, for the precise message.
+    """
+    if spec.hidden_dir is not None or not spec.test_patch.strip() or not patch.strip():
+        return False
+    path = f"{STATE_DIR}/together{secrets.token_hex(4)}.patch"
+    sb.write_file(path, spec.test_patch.rstrip("\n") + "\n" + patch.rstrip("\n") + "\n")
+    res = sb.run(f"git apply --whitespace=nowarn {path}; rc=$?; rm -f {path}; exit $rc", timeout=60)
+    return res.ok
+
+
 def run_pytest(
     sb: Sandbox, targets: list[str], timeout: float = TEST_TIMEOUT, collect_only: bool = False
 ) -> TestResults:
@@ -204,26 +219,34 @@ def run_pytest_guarded(
     for path, text in sentinels.files.items():
         sb.write_file(path, text)
     watched = [*targets, *sentinels.files]
-    before = _digests(sb, watched, timeout)
+    before = _digests(sb, watched)
     results = run_pytest(sb, sentinels.arrange(targets), timeout)
     problem = sentinels.check(results, known)
     if not problem and results.reported:
-        after = _digests(sb, watched, timeout)
+        after = _digests(sb, watched)
         changed = [p for p in watched if before.get(p) != after.get(p)]
         if changed:
             problem = f"the run changed or deleted test files: {', '.join(changed[:5])}"
-    sb.run("rm -f -- " + " ".join(shlex.quote(p) for p in sentinels.files), timeout=timeout)
+    remove = getattr(sb, "remove", None)
+    if remove is not None:  # on the host: no command run (a docker exec costs ~50 ms)
+        for path in sentinels.files:
+            try:
+                remove(path)
+            except Exception:  # noqa: BLE001 - the run deleted it (reported above)
+                pass
+    else:
+        sb.run("rm -f -- " + " ".join(shlex.quote(p) for p in sentinels.files), timeout=timeout)
     return sentinels.strip(results), problem
 
 
-def _digests(sb: Sandbox, paths: list[str], timeout: float) -> dict[str, str]:
-    """sha256 of each file of ``paths`` that exists in the work dir."""
-    res = sb.run("sha256sum -- " + " ".join(shlex.quote(p) for p in paths) + " 2>/dev/null", timeout=timeout)
+def _digests(sb: Sandbox, paths: list[str]) -> dict[str, str]:
+    """sha256 of each file of ``paths`` that exists in the work dir, read from the host side."""
     digests = {}
-    for line in res.stdout.splitlines():
-        digest, _, path = line.partition("  ")
-        if path:
-            digests[path] = digest
+    for path in paths:
+        try:
+            digests[path] = hashlib.sha256(sb.read_file(path)).hexdigest()
+        except Exception:  # noqa: BLE001 - absent, a folder, or not readable: no digest
+            continue
     return digests
 
 
