@@ -241,3 +241,66 @@ def test_testgen_judges_tests_with_the_repository_s_own_environment(instances: d
         assert noop == 0.0 and "infra_error" not in info
     finally:
         env.close()
+
+
+def test_install_specs_are_read_from_every_dataset_shape() -> None:
+    from codegym.envs.agentic.taskenv import InstallSpec
+
+    flat = InstallSpec.of(
+        {
+            "instance_id": "o__r-1",
+            "repo": "o/r",
+            "version": "1.2",
+            "install": "python -m pip install -e .[test]",
+            "pip_packages": ["pytest==8.2.2", "pretend"],
+            "pre_install": ["apt-get install -y locales"],
+            "python": "3.9",
+        }
+    )
+    assert flat.install == "python -m pip install -e .[test]" and flat.pip_packages == ("pytest==8.2.2", "pretend")
+    assert (
+        "sweb.eval.x86_64.o__r-1:latest" in flat.images and "swebench/sweb.eval.x86_64.o_1776_r-1:latest" in flat.images
+    )
+    rebench = InstallSpec.of(
+        {"repo": "o/r", "base_commit": "abc", "install_config": {"install": "pip install .", "pip_packages": "a b"}}
+    )
+    assert rebench.version == "abc" and rebench.install == "pip install ." and rebench.pip_packages == ("a", "b")
+    nested = InstallSpec.of(
+        {"repo": "o/r", "version": "1", "specs": {"packages": "requirements.txt", "python": "3.11"}}
+    )
+    assert nested.packages == ("requirements.txt",) and nested.python == "3.11"
+    images = InstallSpec.of({"repo": "o/r", "image_name": "swesmith.x86_64.o__r.abc", "docker_image": "r2e/img"})
+    assert images.images[:2] == ("swesmith.x86_64.o__r.abc", "r2e/img")
+    assert flat.key() != InstallSpec.of({"repo": "o/r", "version": "1.3", "install": flat.install}).key()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not docker_available(), reason="no Docker engine")
+def test_a_prebuilt_swebench_image_on_the_machine_is_used_as_it_is(instances: dict[str, Instance]) -> None:
+    """An image named as the harness names it (``sweb.eval.x86_64.<id>``), env at SWE-bench's path."""
+    import tempfile
+
+    from codegym.envs.agentic.repo import prepare_from_mirror
+    from codegym.envs.agentic.taskenv import InstallSpec, ensure_env
+
+    from codegym.sandbox.docker import _client, base_image
+
+    instance = instances[FAST]
+    task = {**instance.task, "instance_id": "pytest-dev__pluggy-prebuilt"}
+    mirror = instance.repo_root / task["repo"].replace("/", "__")
+    venv = ensure_env(InstallSpec.of(task), prepare_from_mirror(mirror, task["base_commit"], "prebuilt"), "local")
+    name = "sweb.eval.x86_64.pytest-dev__pluggy-prebuilt:latest"
+    client = _client()
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp, "Dockerfile").write_text(f"FROM {base_image()}\nCOPY . /opt/miniconda3/envs/testbed\n")
+        client.images.build(path=venv.runtime.host_dir, dockerfile=f"{tmp}/Dockerfile", tag=name, rm=True)
+    try:
+        instance = Instance(instance.name, task, instance.repo_root, instance.diffs)
+        reward, info, env = grade(instance, "gold", "docker")
+        env.close()
+        assert reward == 1.0 and info["verdict"]["environment"]["image"] == name
+        reward, info, env = grade(instance, "readme", "docker")
+        env.close()
+        assert reward == 0.0
+    finally:
+        client.images.remove(name, force=True)
