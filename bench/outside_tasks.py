@@ -16,7 +16,8 @@ Runs are interleaved; each ratio is printed with the load average, and a ratio i
 when either side's work failed (gold not resolved). The one-off build of the env (a fresh
 cache folder) is timed first.
 
-Run: ``.venv/bin/python bench/outside_tasks.py [--library pluggy] [--backend local|docker] [--runs 5]``.
+Run: ``.venv/bin/python bench/outside_tasks.py [--library pluggy] [--backend local|docker] [--runs 5]
+[--baseline auto|container|venv]``.
 """
 
 from __future__ import annotations
@@ -177,19 +178,46 @@ class FreshVenv:
     def __init__(self, instance: Instance, env: CodeRepairEnv) -> None:
         self.instance, self.tree = instance, env._tree
 
-    def reset(self) -> float:
+    def _fresh(self, patch: str | None) -> tuple[float, bool]:
+        from codegym.envs.agentic.patches import apply_patch
+        from codegym.envs.agentic.repairtask import run_pytest
+
+        from codegym.sandbox import create
+
+        task = self.instance.task
+        tests = json.loads(task["FAIL_TO_PASS"]) + json.loads(task["PASS_TO_PASS"])
         started = time.perf_counter()
+        ok = True
+        old = os.environ.get("CODEGYM_CACHE")
         with tempfile.TemporaryDirectory() as cache:
-            old, os.environ["CODEGYM_CACHE"] = os.environ.get("CODEGYM_CACHE"), cache
+            os.chmod(cache, 0o755)  # the sandbox uid reads the venv there
+            os.environ["CODEGYM_CACHE"] = cache
             try:
                 assert self.tree is not None
-                ensure_env(InstallSpec.of(self.instance.task), self.tree, "local")
+                built = ensure_env(InstallSpec.of(task), self.tree, "local")
+                with create("local", workdir_from=self.tree, runtime=built.runtime, timeout_s=120) as sb:
+                    if patch is None:
+                        ok = sb.run("git status --short").ok
+                    else:
+                        ok = apply_patch(sb, patch)[0] and apply_patch(sb, task["test_patch"])[0]
+                        results = run_pytest(sb, sorted({t.split("::")[0] for t in tests}))
+                        ok = ok and all(results.outcomes.get(t) in ("passed", "xfailed") for t in tests)
             finally:
-                os.environ.pop("CODEGYM_CACHE") if old is None else os.environ.__setitem__("CODEGYM_CACHE", old)
-        return time.perf_counter() - started
+                if old is None:
+                    os.environ.pop("CODEGYM_CACHE", None)
+                else:
+                    os.environ["CODEGYM_CACHE"] = old
+        return time.perf_counter() - started, ok
+
+    def reset(self) -> float:
+        """A fresh venv and sandbox to the first command's result."""
+        seconds, ok = self._fresh(None)
+        assert ok
+        return seconds
 
     def grade(self, patch: str) -> tuple[float, bool]:
-        return self.reset(), True  # the build dominates; the test run is the same as ours
+        """A fresh venv, the patches applied, the tests run; (seconds, resolved)."""
+        return self._fresh(patch)
 
 
 # ---------------------------------------------------------------------------- ours
@@ -215,6 +243,7 @@ def main() -> None:
     parser.add_argument("--library", default="pluggy", choices=sorted(k for k in DATA if not k.startswith("_")))
     parser.add_argument("--backend", default="docker", choices=["local", "docker"])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--baseline", default="auto", choices=["auto", "container", "venv"])
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         instance = build_instance(args.library, Path(tmp))
@@ -225,12 +254,16 @@ def main() -> None:
         grader = CodeRepairEnv(**kw, hunk_credit=False)
         env.reset(seed=0)  # the cached env (built here on first use) and the prepared tree
         try:
+            if args.baseline == "venv":
+                raise RuntimeError("--baseline venv")
             from codegym.sandbox.docker import _client
 
             _client()
             baseline: DockerHarness | FreshVenv = DockerHarness(instance, env)
             print("baseline: a fresh container from the instance image per evaluation")
         except Exception as exc:  # noqa: BLE001 - no engine: the no-cache baseline
+            if args.baseline == "container":
+                raise
             baseline = FreshVenv(instance, env)
             print(f"baseline: a fresh venv per evaluation (no Docker: {exc})")
         gold = instance.diffs["gold"]
