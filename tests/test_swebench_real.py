@@ -35,12 +35,33 @@ def instances(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Instance]:
     class Lazy(dict):
         def __missing__(self, name: str) -> Instance:
             try:
-                self[name] = build_instance(name, root)
+                instance = build_instance(name, root)
             except Offline as exc:
                 pytest.skip(f"no sdist: {exc}")
-            return self[name]
+            _env_or_skip(instance)
+            self[name] = instance
+            return instance
 
     return Lazy()
+
+
+#: What pip prints when PyPI cannot be reached.
+_OFFLINE = ("NewConnectionError", "Temporary failure in name resolution", "Network is unreachable")
+
+
+def _env_or_skip(instance: Instance) -> None:
+    """Build (or find cached) the instance's venv; skip the test when PyPI cannot be reached."""
+    from codegym.envs.agentic.repo import prepare_from_mirror
+    from codegym.envs.agentic.taskenv import EnvBuildError, InstallSpec, ensure_env
+
+    mirror = instance.repo_root / instance.task["repo"].replace("/", "__")
+    tree = prepare_from_mirror(mirror, instance.task["base_commit"], f"swe-{instance.task['instance_id']}")
+    try:
+        ensure_env(InstallSpec.of(instance.task), tree, "local")
+    except EnvBuildError as exc:
+        if any(word in str(step.get("output", "")) for step in exc.log for word in _OFFLINE):
+            pytest.skip(f"PyPI cannot be reached: {exc}")
+        raise
 
 
 def _env(instance: Instance, backend: str) -> gym.Env:
