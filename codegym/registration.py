@@ -66,6 +66,11 @@ ENVS: list[EnvEntry] = [
         "codegym.envs.webapp:WebAppEnv",
         "build a web app from a request; graded by executable flows in headless Chromium",
     ),
+    EnvEntry(
+        "ProgramEvolution-v0",
+        "codegym.envs.evolution:ProgramEvolutionEnv",
+        "AlphaEvolve-style program search as an MDP whose action is the rewriter's modular prefix (AGAR)",
+    ),
 ]
 
 
