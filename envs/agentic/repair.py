@@ -62,13 +62,22 @@ class CodeRepairEnv(AgenticEnv):
         reward = f2p_passed / len(FAIL_TO_PASS)   if every PASS_TO_PASS test passes, else 0
         reward = 0                                if info["audit"]["flags"] is not empty
 
+    A test passes as in SWE-bench's ``harness/grading.py``: an xfail counts as a pass, and a
+    skipped pass-to-pass test is no regression (a skipped fail-to-pass test is a failure).
+    ``verdict["statuses"]`` gives each graded test's outcome.
+
     Components: ``f2p`` (fraction), ``p2p`` (1 if all pass), ``resolved``. Under ``patch``
     ``token_rewards`` gives each hunk of the diff its leave-one-out credit: the F2P fraction
     with the whole patch minus the fraction without that hunk. With ``step_rewards=True``
     multi-turn steps are rewarded by the change in score.
 
     ## Starting state
-    The task's base repository, from a cached copy-on-write layer (no copy per reset).
+    The task's base repository, from a cached copy-on-write layer (no copy per reset). A
+    SWE-bench-format instance (or a task folder naming an install spec) runs every command
+    and every test with its repository's own venv (``envs/agentic/taskenv.py``: built once
+    per repository, version and install spec, cached; ``python`` and ``pytest`` on ``PATH``
+    are its own), never codegym's; ``verdict["environment"]`` holds its build log and time,
+    and a build that fails is ``info["infra_error"]`` naming the step.
 
     ## Episode end
     Termination: the patch is graded (``patch``), or ``submit``. Truncation: ``max_turns``
@@ -81,7 +90,8 @@ class CodeRepairEnv(AgenticEnv):
     token rewards under ``patch`` (default True).
 
     ## Version history
-    * v0: initial version.
+    * v0: initial version. Since 2026-12: SWE-bench instances run in their own environment,
+      and xfail / skipped tests are graded by SWE-bench's rules.
     """
 
     bundled_tasks = "repair"
