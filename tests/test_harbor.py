@@ -10,8 +10,8 @@ run says so clearly; the agent can neither read the verifier nor forge its rewar
 
 from __future__ import annotations
 
-import json
 import textwrap
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -414,7 +414,11 @@ def test_bundled_tasks_use_the_harbor_layout():
         for part in ("task.toml", "instruction.md", "environment/Dockerfile", "tests/test.sh", "solution/solve.sh"):
             assert (folder / part).is_file(), (folder.name, part)
         assert "WORKDIR /app" in (folder / "environment" / "Dockerfile").read_text()
-        assert json.dumps(str(folder))  # a plain path, loadable by Harbor itself
+        config = tomllib.loads((folder / "task.toml").read_text())
+        assert config["verifier"]["timeout_sec"] > 0 and config["metadata"]["difficulty"] in ("easy", "medium", "hard")
+        texts = [p.read_text() for sub in ("tests", "solution") for p in (folder / sub).rglob("*") if p.is_file()]
+        texts.append((folder / "instruction.md").read_text())
+        assert not any("/sandbox" in t for t in texts), folder.name  # nothing points at codegym's own work dir
 
 
 # ---------------------------------------------------------------------------- docker build
