@@ -257,3 +257,13 @@ def test_same_seed_same_children() -> None:
         env.close()
     assert runs[0] == runs[1]
     assert np.isfinite(runs[0][0]).all()
+
+
+def test_ablation_runner_switches_each_estimator_off_and_reports_every_configuration() -> None:
+    from codegym.envs.evolution.ablation import ablate, train_bandit
+
+    bandit = train_bandit(["function_minimization"], [0], budget=2)
+    assert int(sum(n.sum() for n in bandit.n.values())) == 2 * len(bandit.ARMS)
+    table = ablate(["function_minimization"], [100], budget=2, bandit=bandit)
+    assert set(table) == {"openevolve", "bandit", *(f"bandit-no-{e}" for e in ESTIMATORS)}
+    assert all(np.isfinite(v) and v >= 0.0 for v in table.values())
