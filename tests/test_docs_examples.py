@@ -15,7 +15,7 @@ import pytest
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 MARKER = "<!-- example: runs in tests/test_docs_examples.py -->"
-FAMILY_PAGES = ("codegen.md", "agentic.md", "image2code.md", "cad.md", "webapp.md")
+FAMILY_PAGES = ("codegen.md", "agentic.md", "image2code.md", "cad.md", "webapp.md", "evolution.md")
 _BLOCK = re.compile(r"^```python\n(?P<code>.*?)^```$", re.M | re.S)
 
 
