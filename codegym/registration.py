@@ -71,6 +71,11 @@ ENVS: list[EnvEntry] = [
         "codegym.envs.evolution:ProgramEvolutionEnv",
         "AlphaEvolve-style program search as an MDP whose action is the rewriter's modular prefix (AGAR)",
     ),
+    EnvEntry(
+        "EvolveStep-v0",
+        "codegym.envs.evolution:EvolveStepEnv",
+        "one improvement step of an evolution trajectory: read prior attempts, write a better program (MetaEvolve)",
+    ),
 ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 from pathlib import Path
@@ -267,3 +268,25 @@ def test_ablation_runner_switches_each_estimator_off_and_reports_every_configura
     table = ablate(["function_minimization"], [100], budget=2, bandit=bandit)
     assert set(table) == {"openevolve", "bandit", *(f"bandit-no-{e}" for e in ESTIMATORS)}
     assert all(np.isfinite(v) and v >= 0.0 for v in table.values())
+
+
+def test_evolve_step_reads_a_trajectory_and_rewards_the_gain(tmp_path: Path) -> None:
+    from codegym.envs.evolution import EvolveStepEnv, export_trajectories
+
+    env = gym.make("EvolveStep-v0", history_steps=2)
+    try:
+        obs, _ = env.reset(seed=4, options={"task_id": "knapsack"})
+        assert "# Prior attempts" in obs and "# Current program" in obs
+        current = env.unwrapped.episode.state["current"]
+        _, reward, terminated, _, info = env.step(env.unwrapped.gold_action())
+        assert reward == pytest.approx(1.0) and terminated and info["reward_components"]["child_fitness"] == 1.0
+        env.reset(seed=4, options={"task_id": "knapsack"})
+        program = obs.rsplit("```python\n", 1)[1].split("```")[0]
+        _, reward, *_, info = env.step(f"```python\n{program}```")
+        assert reward == 0.0 and info["reward_components"]["child_fitness"] == pytest.approx(current)
+        check_env(EvolveStepEnv(history_steps=1))
+    finally:
+        env.close()
+    assert export_trajectories(tmp_path / "t.jsonl", ["golomb_ruler_8"], [0, 1], history_steps=1) == 2
+    rows = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
+    assert {r["seed"] for r in rows} == {0, 1} and all("# Current program" in r["prompt"] for r in rows)

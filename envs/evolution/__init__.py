@@ -5,9 +5,11 @@ This package only re-exports; registration lives in ``codegym.registration``. Mo
 forms), ``tasks`` (OpenEvolve task folders and this project's), ``evaluate`` (the child and
 the judge in separate sandboxes), ``database`` (islands, MAP-Elites, archive), ``rewriter``
 (prompt composition, the procedural AST rewriter, an OpenAI-compatible endpoint),
-``estimators`` (credit, value, bandit, memory), ``ablation`` (one estimator off at a time).
+``estimators`` (credit, value, bandit, memory), ``ablation`` (one estimator off at a time),
+``step_env`` (EvolveStep-v0, MetaEvolve: one improvement step of a trajectory).
 """
 
 from .env import ProgramEvolutionEnv
+from .step_env import EvolveStepEnv, export_trajectories
 
-__all__ = ["ProgramEvolutionEnv"]
+__all__ = ["EvolveStepEnv", "ProgramEvolutionEnv", "export_trajectories"]
