@@ -290,3 +290,16 @@ def test_evolve_step_reads_a_trajectory_and_rewards_the_gain(tmp_path: Path) -> 
     assert export_trajectories(tmp_path / "t.jsonl", ["golomb_ruler_8"], [0, 1], history_steps=1) == 2
     rows = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
     assert {r["seed"] for r in rows} == {0, 1} and all("# Current program" in r["prompt"] for r in rows)
+
+
+def test_a_folder_of_openevolve_tasks_given_to_another_env_names_the_env_that_reads_it(tmp_path: Path) -> None:
+    from codegym.envs.codegen import CodeGenEnv
+
+    from codegym.errors import TaskFormatError
+
+    folder = tmp_path / "fm"
+    folder.mkdir()
+    (folder / "initial_program.py").write_text(OPENEVOLVE_PROGRAM)
+    (folder / "evaluator.py").write_text(OPENEVOLVE_EVALUATOR)
+    with pytest.raises(TaskFormatError, match="OpenEvolve task folders, which ProgramEvolution-v0 and EvolveStep-v0"):
+        CodeGenEnv(tasks=str(tmp_path))
