@@ -103,7 +103,7 @@ def run_openevolve(task: Path, url: str, iterations: int) -> tuple[float, float]
 
 def run_codegym(task_id: str, url: str, iterations: int) -> tuple[float, float]:
     """(seconds, best fitness) of ProgramEvolution-v0 on ``task_id`` with the endpoint as rewriter."""
-    env = ProgramEvolutionEnv(budget=iterations, rewriter=f"openai:{url}")
+    env = ProgramEvolutionEnv(max_turns=iterations, rewriter=f"openai:{url}")
     started = time.perf_counter()
     try:
         env.reset(seed=0, options={"task_id": task_id})

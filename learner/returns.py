@@ -76,6 +76,10 @@ FAMILY_RETURNS: dict[str, ReturnRule] = {
         "sum", None, "tool steps earn 0 (step_rewards: the change in score); the rewards add up to the final score"
     ),
     "Terminal": ReturnRule("sum", None, "commands earn 0 and the verifier's reward comes at the end"),
+    "ProgramEvolution": ReturnRule(
+        "sum", None, "each step earns its child's fitness gain; the best-gain parts add up to the search's gain"
+    ),
+    "EvolveStep": ReturnRule("final", None, "one step: the improved program's fitness gain"),
 }
 
 

@@ -102,6 +102,16 @@ FAMILY = {
         ({"token_rewards": "yes"}, ["token_rewards", "'yes'"]),
         ({"view_size": 0}, ["view_size", "0"]),
     ],
+    "ProgramEvolution-v0": [
+        ({"num_islands": 0}, ["num_islands", "0"]),
+        ({"rewriter": "gpt"}, ["rewriter", "'gpt'"]),
+        ({"estimators": ("credit", "valu")}, ["estimators", "valu"]),
+        ({"history": "8"}, ["history", "'8'"]),
+    ],
+    "EvolveStep-v0": [
+        ({"history_steps": -1}, ["history_steps", "-1"]),
+        ({"history_steps": "3"}, ["history_steps", "'3'"]),
+    ],
     "WebApp-v0": [
         ({"load_timeout_s": -1}, ["load_timeout_s", "-1"]),
         ({"item_timeout_s": 0}, ["item_timeout_s", "0"]),
@@ -143,6 +153,10 @@ def _good(env_id: str) -> dict:
         good |= {"max_turns": 2, "image_size": (64, 48), "render_timeout_s": 10, "memory_mb": 512}
     elif env_id == "WebApp-v0":
         good |= {"max_turns": 2, "load_timeout_s": 4, "item_timeout_s": 6.5}
+    elif env_id == "ProgramEvolution-v0":
+        good |= {"max_turns": 5, "num_islands": 3, "estimators": ("credit", "bandit"), "history": 4}
+    elif env_id == "EvolveStep-v0":
+        good |= {"max_turns": 2, "history_steps": 1}
     else:
         good |= {"max_turns": 3, "timeout": 2, "reward_mode": "binary"}
         if env_id == "CodeOptimization-v0":

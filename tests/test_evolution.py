@@ -17,20 +17,20 @@ from gymnasium.utils.env_checker import check_env
 
 import codegym  # noqa: F401 - registers the ids
 
-ALL = sorted(ProgramEvolutionEnv(budget=2).tasks.ids)
+ALL = sorted(ProgramEvolutionEnv(max_turns=2).tasks.ids)
 # The default run checks a seeded sample of the tasks; `-m slow` checks every one.
 SAMPLE = random.Random(int(os.environ.get("CODEGYM_EVOLUTION_SEED", "0"))).sample(ALL, 3)
 
 
 @pytest.fixture
 def env():
-    env = gym.make("ProgramEvolution-v0", budget=4)
+    env = gym.make("ProgramEvolution-v0", max_turns=4)
     yield env
     env.close()
 
 
 def _known_good_scores_its_score(task_id: str) -> None:
-    env = ProgramEvolutionEnv(budget=2)
+    env = ProgramEvolutionEnv(max_turns=2)
     try:
         seen = []
         for _ in range(3):
@@ -86,7 +86,7 @@ def test_bad_actions_get_the_floor_with_a_message(env) -> None:
 
 
 def test_check_env_passes() -> None:
-    env = ProgramEvolutionEnv(budget=3)
+    env = ProgramEvolutionEnv(max_turns=3)
     try:
         check_env(env)
     finally:
@@ -95,7 +95,7 @@ def test_check_env_passes() -> None:
 
 @pytest.mark.parametrize("switched_off", ESTIMATORS)
 def test_every_estimator_can_be_switched_off_and_the_env_still_runs(switched_off: str) -> None:
-    env = ProgramEvolutionEnv(budget=3, estimators=tuple(e for e in ESTIMATORS if e != switched_off))
+    env = ProgramEvolutionEnv(max_turns=3, estimators=tuple(e for e in ESTIMATORS if e != switched_off))
     try:
         env.reset(seed=3, options={"task_id": "weighted_scheduling"})
         for _ in range(2):
@@ -125,7 +125,7 @@ HOSTILE = {
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_hostile_child_is_contained_and_flagged(name: str) -> None:
     body, flags = HOSTILE[name]
-    env = ProgramEvolutionEnv(budget=2, sandbox={"backend": "local", "memory_mb": 256})
+    env = ProgramEvolutionEnv(max_turns=2, sandbox={"backend": "local", "memory_mb": 256})
     try:
         env.reset(seed=0, options={"task_id": "golomb_ruler_8"})
         env._judge.task = env._judge.task.__class__(**{**env._judge.task.__dict__, "timeout_s": 3.0})
@@ -202,7 +202,7 @@ def test_an_openevolve_folder_loads_unchanged_and_runs_its_cascade(tmp_path: Pat
     (folder / "initial_program.py").write_text(OPENEVOLVE_PROGRAM)
     (folder / "evaluator.py").write_text(OPENEVOLVE_EVALUATOR)
     (folder / "config.yaml").write_text("max_iterations: 10\nevaluator:\n  timeout: 30\n  cascade_thresholds: [0.5]\n")
-    env = ProgramEvolutionEnv(tasks=str(tmp_path), budget=3)
+    env = ProgramEvolutionEnv(tasks=str(tmp_path), max_turns=3)
     try:
         obs, info = env.reset(seed=0)
         assert info["task_id"] == "function_minimization" and env._judge.task.mode == "evaluate"
@@ -217,7 +217,7 @@ def test_an_openevolve_folder_loads_unchanged_and_runs_its_cascade(tmp_path: Pat
 
 
 def test_procedural_rewriter_edits_only_the_evolve_block() -> None:
-    env = ProgramEvolutionEnv(budget=6)
+    env = ProgramEvolutionEnv(max_turns=6)
     try:
         env.reset(seed=2, options={"task_id": "weighted_scheduling"})
         outside = env._judge.task.initial.split("# EVOLVE-BLOCK-END")[1]
@@ -231,7 +231,7 @@ def test_procedural_rewriter_edits_only_the_evolve_block() -> None:
 
 
 def test_snapshot_and_fork_keep_the_database() -> None:
-    env = ProgramEvolutionEnv(budget=4)
+    env = ProgramEvolutionEnv(max_turns=4)
     try:
         env.reset(seed=0, options={"task_id": "cap_set_4"})
         env.step("mutation: operators")
@@ -251,7 +251,7 @@ def test_snapshot_and_fork_keep_the_database() -> None:
 def test_same_seed_same_children() -> None:
     runs = []
     for _ in range(2):
-        env = ProgramEvolutionEnv(budget=4)
+        env = ProgramEvolutionEnv(max_turns=4)
         env.reset(seed=7, options={"task_id": "sorting_network_8"})
         out = [env.step(env.suggest_action())[4]["reward_components"]["child_fitness"] for _ in range(3)]
         runs.append((out, env.episode.state["db"].best.code))

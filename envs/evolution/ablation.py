@@ -45,7 +45,7 @@ def run(
 
     ``bandit``: a bandit trained on other runs, carried into this one (it keeps learning).
     """
-    env = ProgramEvolutionEnv(budget=budget, estimators=estimators)
+    env = ProgramEvolutionEnv(max_turns=budget, estimators=estimators)
     try:
         env.reset(seed=seed, options={"task_id": task_id})
         if bandit is not None and "bandit" in estimators:

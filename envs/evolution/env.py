@@ -35,11 +35,11 @@ Starting state:
 
 Episode end:
     Termination: the best program reaches the task's known-good score. Truncation: the
-    evaluation budget (``budget`` steps) is spent.
+    evaluation budget (``max_turns`` steps) is spent.
 
 Arguments:
     tasks, sandbox, render_mode, record_timing, split, difficulty: as every codegym env.
-    budget: evaluations per episode. num_islands: OpenEvolve's ``database.num_islands``.
+    max_turns: the evaluation budget of an episode. num_islands: OpenEvolve's ``database.num_islands``.
     rewriter: ``"procedural"`` or ``"openai:URL"`` (an OpenAI-compatible chat endpoint).
     estimators: which of ``credit``, ``value``, ``bandit``, ``memory`` run (any subset).
     history: rows of the history observation.
@@ -87,7 +87,7 @@ class ProgramEvolutionEnv(CodeEnv):
         tasks: str | Path | list[dict[str, Any]] | None = None,
         sandbox: str | dict[str, Any] | None = None,
         render_mode: str | None = None,
-        budget: int = 30,
+        max_turns: int = 30,
         num_islands: int = 5,
         rewriter: str = "procedural",
         estimators: tuple[str, ...] = est.ESTIMATORS,
@@ -96,13 +96,13 @@ class ProgramEvolutionEnv(CodeEnv):
         split: str | None = None,
         difficulty: str | None = None,
     ) -> None:
-        for name, value in (("budget", budget), ("num_islands", num_islands), ("history", history)):
+        for name, value in (("num_islands", num_islands), ("history", history)):
             if value < 1:
                 raise ValueError(f"ProgramEvolutionEnv: {name} must be >= 1, got {value}")
         if rewriter != "procedural" and not rewriter.startswith("openai:"):
             raise ValueError(f"rewriter={rewriter!r}: use 'procedural' or 'openai:http://host:port/v1'")
         est.make(tuple(estimators))  # unknown names fail now, not at reset
-        self.budget, self.num_islands, self.history_rows = budget, num_islands, history
+        self.num_islands, self.history_rows = num_islands, history
         self.rewriter_name, self.estimator_names = rewriter, tuple(estimators)
         self.observation_space = spaces.Dict(
             {
@@ -116,7 +116,7 @@ class ProgramEvolutionEnv(CodeEnv):
                 "best_program": UnicodeText(1_000_000),
             }
         )
-        super().__init__(tasks, sandbox, render_mode, budget, record_timing, split, difficulty)
+        super().__init__(tasks, sandbox, render_mode, max_turns, record_timing, split, difficulty)
         self.action_space = action_space(num_islands)
         self._judge: Judge | None = None
         self._pending: Prefix | str | None = None

@@ -23,11 +23,13 @@ Starting state:
     The trajectory built at reset from the seed (``history_steps`` procedural children).
 
 Episode end:
-    Termination after the single step.
+    Termination after the step (``max_turns=1``, MetaEvolve's setting); with ``max_turns=K``
+    the model may try again from the same current program: termination when an attempt
+    reaches the known-good score, truncation after K attempts.
 
 Arguments:
     tasks, sandbox, render_mode, record_timing, split, difficulty: as every codegym env.
-    history_steps: prior attempts in the trajectory.
+    max_turns: attempts per episode. history_steps: prior attempts in the trajectory.
 
 Version history:
     v0: initial version (issue 32).
@@ -62,6 +64,7 @@ class EvolveStepEnv(CodeEnv):
         tasks: str | Path | list[dict[str, Any]] | None = None,
         sandbox: str | dict[str, Any] | None = None,
         render_mode: str | None = None,
+        max_turns: int = 1,
         history_steps: int = 3,
         record_timing: bool = False,
         split: str | None = None,
@@ -70,7 +73,7 @@ class EvolveStepEnv(CodeEnv):
         if history_steps < 0:
             raise ValueError(f"EvolveStepEnv: history_steps must be >= 0, got {history_steps}")
         self.history_steps = history_steps
-        super().__init__(tasks, sandbox, render_mode, 1, record_timing, split, difficulty)
+        super().__init__(tasks, sandbox, render_mode, max_turns, record_timing, split, difficulty)
         self._evolver: ProgramEvolutionEnv | None = None
 
     def load_tasks(self, tasks: str | Path | list[dict[str, Any]] | None) -> TaskSet:
@@ -87,7 +90,7 @@ class EvolveStepEnv(CodeEnv):
             self._evolver = ProgramEvolutionEnv(
                 tasks=[dict(t.data) for t in self.tasks],
                 sandbox=self.sandbox_spec or None,
-                budget=max(1, self.history_steps),
+                max_turns=max(1, self.history_steps),
                 estimators=("memory",),
             )
         return self._evolver
@@ -122,7 +125,12 @@ class EvolveStepEnv(CodeEnv):
     def _grade(self, action: str) -> Outcome:
         found = extract_code(action, language="python")
         if found is None:
-            return Outcome(self.floor_reward, feedback="no program found in the action", verdict={"error": "no code"})
+            return Outcome(
+                self.floor_reward,
+                feedback="no program found in the action",
+                verdict={"error": "no code"},
+                terminated=self.max_turns == 1,
+            )
         judge = self._evolve()._judge
         assert judge is not None
         result = judge.evaluate(found.code)
@@ -136,6 +144,7 @@ class EvolveStepEnv(CodeEnv):
             verdict={"fitness": result.fitness, "metrics": result.metrics, "flags": result.flags},
             audit_flags=hostile,
             audit_reward=0.0 if hostile else None,
+            terminated=gain >= 1.0 or self.max_turns == 1,
         )
 
     def gold_action(self) -> str:
