@@ -82,7 +82,9 @@ def test_target_cache_key_follows_the_script_content():
 def test_gold_earns_full_reward_on_a_sample_of_parts(env, task_id):
     _, reward, terminated, _, info = attempt(env, task_id, fenced(gold(env, task_id)))
     comps = info["reward_components"]
-    assert comps["f1"] >= 0.99 and comps["chamfer"] < 1e-6, info["feedback"]
+    # Distances go to the nearest of a few candidate triangles (geometry.Surface): on the
+    # surface itself a point may read a few 1e-5 of the part size, never more than rho.
+    assert comps["f1"] == 1.0 and comps["chamfer"] < 1e-4 and comps["hausdorff"] < 1e-6, info["feedback"]
     assert reward >= 0.99 and terminated
     assert info["audit"]["flags"] == []
 

@@ -78,23 +78,28 @@ class TextToCADEnv(CodeEnv):
     views are in ``info["views_png"]`` as PNG bytes and come from ``render()``.
 
     ## Reward
-    Per executed attempt, with ``f1``, ``chamfer`` and ``iou`` as in
-    :mod:`codegym.envs.cad.geometry` (``n_points`` seeded samples per surface, distances in
-    units of the target's size, ``tau = f1_threshold``)::
+    Per executed attempt, with ``f1``, ``chamfer``, ``hausdorff`` and ``iou`` as in
+    :mod:`codegym.envs.cad.geometry` (``n_points`` seeded samples per surface, each one's
+    distance to the other part's *triangles*, in units of the target's size;
+    ``tau = f1_threshold``; IoU exact along ``128 x 128`` rays)::
 
-        chamfer_score = 1 / (1 + (chamfer / tau) ** 2)
-        score = 0.6 * f1 + 0.2 * chamfer_score + 0.2 * iou      (iou: both parts closed)
-        score = 0.8 * f1 + 0.2 * chamfer_score                  (otherwise)
+        chamfer_score   = 1 / (1 + (chamfer / tau) ** 2)
+        hausdorff_score = 1 / (1 + (hausdorff / tau) ** 2)
+        score = 0.4 * f1 + 0.1 * chamfer_score + 0.3 * hausdorff_score + 0.2 * iou   (both parts closed)
+        score = 0.6 * f1 + 0.1 * chamfer_score + 0.3 * hausdorff_score               (otherwise)
 
+    Neither term depends on how a part was built or tessellated: on the 104 bundled parts an
+    exact part built another way (split and fused, a reversed sketch) scores >= 0.997, and
+    the part with the dimension that sets its size 5% too large scores <= 0.85.
     No code, a syntax error, an exception, no ``result``, an empty solid, the time or memory
     limit, or a voiding audit flag (process spawning, sockets, signals, native code, writes
     outside the work dir, killing the worker) score the floor, 0, with the reason as feedback.
     Single-turn (``max_turns=1``): ``reward = score``. Multi-turn (Generate, Execute,
     Critique, Rewrite, as RA-CAD): every step before the last earns 0 and the last step
     (a ``done`` critique, or the turn limit) earns the score of the last executed code, so
-    the terminal F1/Chamfer reward is credited to the whole trajectory, critiques included.
-    ``reward_components``: ``f1, precision, recall, chamfer, chamfer_score, iou`` (-1 when not
-    computed), ``executed`` and ``score``.
+    the terminal reward is credited to the whole trajectory, critiques included.
+    ``reward_components``: ``f1, precision, recall, chamfer, chamfer_score, hausdorff,
+    hausdorff_score, iou`` (-1 when not computed), ``executed`` and ``score``.
 
     Token-level reward (``token_rewards=True``): the code runs statement by statement, each
     call of a cadquery method chain its own step; the geometry is scored after each step
@@ -123,7 +128,8 @@ class TextToCADEnv(CodeEnv):
     interpreter per attempt via ``Sandbox.run``, any backend). view_size: pixels per rendered view.
 
     ## Version history
-    v0: initial version.
+    v0: initial version. Revised in place (issue 28): distances to triangles instead of to
+    samples, IoU exact along rays, a Hausdorff term, an absolute tessellation deflection.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array", "ansi"], "render_fps": 1}
@@ -302,6 +308,8 @@ class TextToCADEnv(CodeEnv):
             "recall": 0.0,
             "chamfer": -1.0,
             "chamfer_score": 0.0,
+            "hausdorff": -1.0,
+            "hausdorff_score": 0.0,
             "iou": -1.0,
             "executed": 0.0,
             "score": 0.0,
@@ -404,6 +412,8 @@ class TextToCADEnv(CodeEnv):
             "recall": metrics["recall"],
             "chamfer": metrics["chamfer"],
             "chamfer_score": metrics["cd_score"],
+            "hausdorff": metrics["hausdorff"],
+            "hausdorff_score": metrics["hd_score"],
             "iou": -1.0 if metrics["iou"] is None else metrics["iou"],
             "executed": 1.0,
             "score": score,
@@ -444,7 +454,7 @@ class TextToCADEnv(CodeEnv):
                 mesh = Mesh.checked(raw.arrays["v" + key], raw.arrays["t" + key])
             except (KeyError, ValueError):
                 continue
-            f1 = 0.0 if mesh.empty else scorer.score(mesh, with_iou=False)["f1"]
+            f1 = 0.0 if mesh.empty else scorer.f1(mesh)
             step = steps[snap["step"]]
             scored.append((offset + step.start, offset + step.end, f1))
         return step_spans(scored)

@@ -24,7 +24,7 @@ from codegym.errors import InfraError
 
 from .geometry import Mesh
 
-TARGET_FORMAT = "cad-target-v1"
+TARGET_FORMAT = "cad-target-v2"  # v2: absolute tessellation deflection
 
 
 @dataclass(frozen=True)
