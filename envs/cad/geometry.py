@@ -175,13 +175,14 @@ class Surface:
         d = _point_triangle(np.repeat(points, k, axis=0), tri[:, 0], tri[:, 1], tri[:, 2])
         return d.reshape(-1, k).min(axis=1)
 
-    def largest(self, points: np.ndarray, d: np.ndarray) -> float:
-        """The exact largest distance to the surface over ``points``, given their :meth:`distance` ``d``.
+    def largest(self, points: np.ndarray, d: np.ndarray, slack: float = 0.0) -> float:
+        """The largest distance to the surface over ``points``, given their :meth:`distance` ``d``.
 
         ``d`` is an upper bound, so the points are made exact in decreasing order of ``d``
         (every triangle with a centroid within ``d + rho``) until the largest exact value
-        is at least the bound of the next point: a sampled Hausdorff distance that one
-        overestimated point cannot inflate.
+        is at least the bound of the next point, or that bound is below ``slack``: a
+        sampled Hausdorff distance that one overestimated point cannot inflate, exact or
+        at most ``slack``.
         """
         order = np.argsort(-d)
         m, best = 16, 0.0
@@ -193,7 +194,7 @@ class Surface:
             tri = self.corners[cand]
             exact = _point_triangle(np.repeat(points[top], counts, axis=0), tri[:, 0], tri[:, 1], tri[:, 2])
             best = float(np.minimum.reduceat(exact, np.cumsum(counts) - counts).max())
-            if m >= len(order) or best >= d[order[m]]:
+            if m >= len(order) or best >= d[order[m]] or d[order[m]] <= slack:
                 return best
             m *= 4
 
