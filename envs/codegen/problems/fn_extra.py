@@ -224,7 +224,7 @@ PROBLEMS = [
                 r.choice("abx"),
             ]
         )(r.randint(1, 4), r.randint(1, 4)),
-        [[["a"], 0, 0, "a"], [["aab", "abb"], 0, 0, "x"]],
+        [[["a"], 0, 0, "a"], [["aab", "abb"], 0, 0, "x"], [["aab"], 0, 0, "x"]],
     ),
     Fn(
         "nearest_smaller_left",
@@ -376,7 +376,18 @@ PROBLEMS = [
            return dp[-1]
        """),
         lambda r: [word(r, 0, 6, "ab"), word(r, 0, 5, "ab?*")],
-        [["", ""], ["", "*"], ["aa", "a"], ["adceb", "*a*b"]],
+        [
+            ["", ""],
+            ["", "*"],
+            ["aa", "a"],
+            ["adceb", "*a*b"],
+            ["abc", "abd"],
+            ["abc", "a?c"],
+            ["ab", "*b"],
+            ["a", "a*a"],
+            ["ab", "a*"],
+            ["a", "a?*"],
+        ],
     ),
     Fn(
         "polygon_perimeter",

@@ -311,7 +311,7 @@ PROBLEMS = [
            return "".join(out)
        """),
         lambda r: [word(r, 0, 12, "abxyzXYZ !"), r.randint(-30, 30)],
-        [["", 3], ["xyz", 3], ["Hello, World!", -1]],
+        [["", 3], ["xyz", 3], ["Hello, World!", -1], ["Abc Zz", 3]],
     ),
     Fn(
         "spiral_order",

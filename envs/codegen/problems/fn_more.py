@@ -102,7 +102,7 @@ PROBLEMS = [
            return "scalene"
        """),
         lambda r: [r.randint(1, 6), r.randint(1, 6), r.randint(1, 6)],
-        [[1, 1, 2], [2, 2, 2], [3, 4, 5], [0, 1, 1]],
+        [[1, 1, 2], [2, 2, 2], [3, 4, 5], [0, 1, 1], [1, 2, 2], [1, 1, 1]],
     ),
     Fn(
         "acronym",
@@ -431,7 +431,7 @@ PROBLEMS = [
            return cur
        """),
         lambda r: [_encoded(r, 2)],
-        [[""], ["abc"], ["3[a2[c]]"], ["2[ab]3[c]d"]],
+        [[""], ["abc"], ["3[a2[c]]"], ["2[ab]3[c]d"], ["12[ab]"]],
     ),
     Fn(
         "validate_sudoku_row",
@@ -454,7 +454,12 @@ PROBLEMS = [
            return True
        """),
         lambda r: [["".join(r.choice("123456789" + "." * 30) for _ in range(9)) for _ in range(9)]],
-        [[["." * 9] * 9], [["12" + "." * 7] + ["." * 9] * 8]],
+        [
+            [["." * 9] * 9],
+            [["12" + "." * 7] + ["." * 9] * 8],
+            [["1" + "." * 8, ".1" + "." * 7] + ["." * 9] * 7],  # a repeat only within a box
+            [["..7......", "...7.....", "5........", ".5......."] + ["." * 9] * 5],  # across box borders
+        ],
     ),
     Fn(
         "min_window_len",

@@ -122,7 +122,7 @@ PROBLEMS = [
         """),
         },
         lambda r: (lambda xs: f"{len(xs)}\n" + "".join(f"{x}\n" for x in xs))(ints(r, 1, 8, 0, 100)),
-        ["5\n90\n89\n60\n59\n100\n"],
+        ["5\n90\n89\n60\n59\n100\n", "4\n80\n79\n70\n69\n"],
         wrong={
             "python": d("""
         n = int(input())
@@ -347,7 +347,7 @@ PROBLEMS = [
                 f"{n} {m}\n" + "".join(f"{r.randint(1, n)} {r.randint(1, n)} {r.randint(0, 20)}\n" for _ in range(m))
             )
         )(r.randint(1, 8), r.randint(0, 14)),
-        ["1 0\n", "3 2\n1 2 5\n2 3 0\n"],
+        ["1 0\n", "3 2\n1 2 5\n2 3 0\n", "3 3\n1 2 5\n1 3 0\n3 2 0\n"],
         wrong={
             "python": d("""
         import sys
