@@ -303,3 +303,24 @@ def test_a_folder_of_openevolve_tasks_given_to_another_env_names_the_env_that_re
     (folder / "evaluator.py").write_text(OPENEVOLVE_EVALUATOR)
     with pytest.raises(TaskFormatError, match="OpenEvolve task folders, which ProgramEvolution-v0 and EvolveStep-v0"):
         CodeGenEnv(tasks=str(tmp_path))
+
+
+@pytest.mark.slow  # about 20 s: torch and transformers load, 512 tokens sampled on the CPU
+def test_a_local_hugging_face_model_can_be_the_rewriter(tmp_path: Path) -> None:
+    pytest.importorskip("transformers")
+    from codegym.learner.models import build_tiny_model, build_tokenizer
+
+    tokenizer = build_tokenizer(["def marks(n):\n    return [0, 1, 4]\n", "```python\n```"], vocab_size=300)
+    model = build_tiny_model(tokenizer, layers=1, hidden=32, heads=2, max_positions=1024)
+    model.save_pretrained(tmp_path)
+    tokenizer.save_pretrained(tmp_path)
+    env = ProgramEvolutionEnv(max_turns=2, rewriter=f"hf:{tmp_path}")
+    try:
+        env.reset(seed=0, options={"task_id": "golomb_ruler_8"})
+        _, reward, _, _, info = env.step("parent: best\nmutation: rewrite")
+        assert "infra_error" not in info and info["verdict"]["child_source"] == "hf"
+        assert 0.0 <= reward <= 1.0
+    finally:
+        env.close()
+    with pytest.raises(ValueError, match="not a folder holding a Hugging Face model"):
+        ProgramEvolutionEnv(rewriter=f"hf:{tmp_path / 'missing'}")

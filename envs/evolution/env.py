@@ -40,7 +40,8 @@ Episode end:
 Arguments:
     tasks, sandbox, render_mode, record_timing, split, difficulty: as every codegym env.
     max_turns: the evaluation budget of an episode. num_islands: OpenEvolve's ``database.num_islands``.
-    rewriter: ``"procedural"`` or ``"openai:URL"`` (an OpenAI-compatible chat endpoint).
+    rewriter: ``"procedural"``, ``"openai:URL"`` (an OpenAI-compatible chat endpoint) or
+        ``"hf:PATH"`` (a local Hugging Face causal LM, loaded at the first step).
     estimators: which of ``credit``, ``value``, ``bandit``, ``memory`` run (any subset).
     history: rows of the history observation.
 
@@ -68,7 +69,7 @@ from . import estimators as est
 from .database import Database, Program
 from .evaluate import Judge
 from .prefix import CREDIT_CHOICES, MEMORY, MUTATION, PARENT, Prefix, TextAction, action_space, from_dict, parse_text
-from .rewriter import OpenAIRewriter, ProceduralRewriter, compose, functions
+from .rewriter import HFRewriter, OpenAIRewriter, ProceduralRewriter, compose, functions
 from .tasks import EvolutionTask, load, read_folders
 
 #: Flags of a child that went for the grader or the machine rather than the task.
@@ -99,8 +100,12 @@ class ProgramEvolutionEnv(CodeEnv):
         for name, value in (("num_islands", num_islands), ("history", history)):
             if value < 1:
                 raise ValueError(f"ProgramEvolutionEnv: {name} must be >= 1, got {value}")
-        if rewriter != "procedural" and not rewriter.startswith("openai:"):
-            raise ValueError(f"rewriter={rewriter!r}: use 'procedural' or 'openai:http://host:port/v1'")
+        if rewriter != "procedural" and not rewriter.startswith(("openai:", "hf:")):
+            raise ValueError(
+                f"rewriter={rewriter!r}: use 'procedural', 'openai:http://host:port/v1' or 'hf:/path/to/model'"
+            )
+        if rewriter.startswith("hf:") and not Path(rewriter[3:]).is_dir():
+            raise ValueError(f"rewriter={rewriter!r}: {rewriter[3:]!r} is not a folder holding a Hugging Face model")
         est.make(tuple(estimators))  # unknown names fail now, not at reset
         self.num_islands, self.history_rows = num_islands, history
         self.rewriter_name, self.estimator_names = rewriter, tuple(estimators)
@@ -119,6 +124,7 @@ class ProgramEvolutionEnv(CodeEnv):
         super().__init__(tasks, sandbox, render_mode, max_turns, record_timing, split, difficulty)
         self.action_space = action_space(num_islands)
         self._judge: Judge | None = None
+        self._hf: HFRewriter | None = None
         self._pending: Prefix | str | None = None
 
     # ------------------------------------------------------------------ tasks
@@ -208,6 +214,10 @@ class ProgramEvolutionEnv(CodeEnv):
             child, source = parsed.program, "action"
         elif self.rewriter_name == "procedural":
             child, source = self._procedural(parent, prefix, inspirations, estimators, rng), "procedural"
+        elif self.rewriter_name.startswith("hf:"):
+            if self._hf is None:
+                self._hf = HFRewriter(self.rewriter_name.partition(":")[2])
+            child, source = self._hf.complete(prompt, parent, int(rng.integers(2**31))), "hf"
         else:
             child, source = OpenAIRewriter(self.rewriter_name.partition(":")[2]).complete(prompt, parent), "endpoint"
         result = self._judge.evaluate(child)  # type: ignore[union-attr]
@@ -344,7 +354,7 @@ class ProgramEvolutionEnv(CodeEnv):
             self._judge = None
 
     def _live_attributes(self) -> tuple[str, ...]:
-        return ("_judge",)
+        return ("_judge", "_hf")
 
 
 def _hash(code: str) -> str:

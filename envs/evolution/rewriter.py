@@ -191,3 +191,41 @@ class OpenAIRewriter:
             raise InfraError(f"the rewriter endpoint {self.url} failed: {exc}") from exc
         found = extract_code(text, language="python")
         return found.code if found is not None and found.fenced else parent.code
+
+
+class HFRewriter:
+    """A local Hugging Face causal LM (``hf:/path/to/model``), loaded once, sampled with the env's seed.
+
+    The prompt is cut to its last ``max_positions - max_new_tokens`` tokens; the child is the
+    reply's last fenced block, else the parent's text (a reply without code changes nothing).
+    """
+
+    def __init__(self, path: str, max_new_tokens: int = 512) -> None:
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        try:
+            self.model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True)
+            self.tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        except OSError as exc:
+            raise ValueError(f"rewriter='hf:{path}': no Hugging Face causal LM there ({exc})") from exc
+        self.model.eval()
+        self.max_new_tokens = max_new_tokens
+
+    def complete(self, prompt: Prompt, parent: Program, seed: int) -> str:
+        """The child's text."""
+        import torch
+
+        limit = getattr(self.model.config, "max_position_embeddings", 2048) - self.max_new_tokens
+        ids = self.tokenizer(prompt.text, return_tensors="pt").input_ids[:, -max(1, limit) :]
+        torch.manual_seed(seed)
+        with torch.no_grad():
+            out = self.model.generate(
+                ids,
+                attention_mask=torch.ones_like(ids),
+                max_new_tokens=self.max_new_tokens,
+                do_sample=True,
+                pad_token_id=self.tokenizer.pad_token_id or self.tokenizer.eos_token_id,
+            )
+        text = self.tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True)
+        found = extract_code(text, language="python")
+        return found.code if found is not None and found.fenced else parent.code
