@@ -179,12 +179,22 @@ def _codegen(base: CodeEnv, task: Task) -> tuple[list[Mutant], Survives | None]:
 
 
 def _changed_functions(source: str, new_lines: set[int]) -> set[str]:
-    """Top-level function names (and class names) whose body holds one of ``new_lines``."""
-    names = set()
-    for node in ast.parse(source).body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if any(node.lineno <= n <= (node.end_lineno or node.lineno) for n in new_lines):
-                names.add(node.name)
+    """Names of the outermost functions (methods too; classes are looked through) holding ``new_lines``.
+
+    The names are as the mutators give them (:class:`~codegym.envs.agentic.mutators.Mutation`
+    names functions only, not their classes).
+    """
+    names: set[str] = set()
+
+    def walk(nodes: list[ast.stmt]) -> None:
+        for node in nodes:
+            if isinstance(node, ast.ClassDef):
+                walk(node.body)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if any(node.lineno <= n <= (node.end_lineno or node.lineno) for n in new_lines):
+                    names.add(node.name)
+
+    walk(ast.parse(source).body)
     return names
 
 

@@ -66,3 +66,9 @@ def test_apply_rate_rounds_half_up():
 
 def test_apply_rate_rounds_down_below_half():
     assert apply_rate(104, 10) == 10
+
+
+def test_parse_rejects_signs_and_underscores_int_would_take():
+    for text in ("+5", "1_000"):
+        with pytest.raises(ValueError):
+            parse_amount(text)

@@ -52,3 +52,10 @@ def test_statement_lines():
     acct.deposit(1205, "salary")
     acct.withdraw(307, "coffee")
     assert acct.statement() == ["+12.05 salary", "-3.07 coffee"]
+
+
+def test_withdraw_rejects_zero_and_takes_one_cent():
+    acct = Account("a", balance=10)
+    with pytest.raises(ValueError):
+        acct.withdraw(0)
+    assert acct.withdraw(1) == 9

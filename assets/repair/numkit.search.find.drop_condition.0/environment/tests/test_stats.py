@@ -67,3 +67,24 @@ def test_percentile_nearest_rank():
 def test_percentile_extremes():
     assert percentile([3, 1, 2], 0) == 1
     assert percentile([3, 1, 2], 100) == 3
+
+
+def test_clamp_to_a_single_point():
+    assert clamp(5, 3, 3) == 3
+
+
+def test_median_of_five_and_of_two():
+    assert median([5, 1, 4, 2, 3]) == 3
+    assert median([1, 3]) == 2
+
+
+def test_moving_average_window_of_one():
+    assert moving_average([1, 2], 1) == [1.0, 2.0]
+
+
+def test_variance_sample_of_two():
+    assert variance([1, 2], sample=True) == 0.5
+
+
+def test_variance_population_of_one():
+    assert variance([5]) == 0.0

@@ -43,3 +43,11 @@ def test_title_case_keeps_minor_words_lower():
 
 def test_title_case_lowers_the_rest_of_words():
     assert title_case("hELLO wORLD") == "Hello World"
+
+
+def test_camel_to_snake_second_letter_capital():
+    assert camel_to_snake("aB") == "a_b"
+
+
+def test_title_case_minor_second_word():
+    assert title_case("war and peace") == "War and Peace"

@@ -33,3 +33,15 @@ def test_largest_expense():
 
 def test_largest_expense_none():
     assert largest_expense([("salary", 10)]) is None
+
+
+def test_largest_expense_ignores_zero_amounts():
+    assert largest_expense([("a", 0), ("b", 5)]) is None
+
+
+def test_largest_expense_keeps_the_first_of_equal_expenses():
+    assert largest_expense([("a", -5), ("b", -5)]) == ("a", -5)
+
+
+def test_top_categories_default_is_two():
+    assert top_categories([("a", 5), ("b", 4), ("c", 3), ("d", 2)]) == ["a", "b"]

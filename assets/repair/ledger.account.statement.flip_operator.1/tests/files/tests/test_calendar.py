@@ -55,3 +55,24 @@ def test_add_zero_days():
 
 def test_quarter():
     assert [quarter(m) for m in (1, 3, 4, 12)] == [1, 1, 2, 4]
+
+
+def test_leap_year_divisible_by_4_not_8():
+    assert is_leap_year(2004)
+
+
+def test_days_in_every_month_of_a_common_year():
+    assert [days_in_month(2023, m) for m in range(1, 13)] == [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+
+
+def test_days_in_month_rejects_0():
+    with pytest.raises(ValueError):
+        days_in_month(2023, 0)
+
+
+def test_add_days_to_the_last_day_of_a_month():
+    assert add_days(2023, 1, 30, 1) == (2023, 1, 31)
+
+
+def test_add_days_into_december():
+    assert add_days(2023, 11, 30, 1) == (2023, 12, 1)

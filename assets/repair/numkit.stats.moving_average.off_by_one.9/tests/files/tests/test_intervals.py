@@ -52,3 +52,17 @@ def test_intersection():
 
 def test_intersection_none():
     assert intersection((1, 2), (5, 9)) is None
+
+
+def test_intersection_of_touching_intervals_is_a_point():
+    assert intersection((1, 3), (3, 5)) == (3, 3)
+
+
+def test_merge_extends_only_the_last_interval():
+    assert merge([(1, 2), (5, 9), (6, 7)]) == [(1, 2), (5, 9)]
+
+
+def test_overlaps_nested_and_reversed():
+    assert overlaps((1, 10), (2, 3))
+    assert overlaps((2, 3), (1, 10))
+    assert overlaps((3, 5), (1, 3))

@@ -50,3 +50,19 @@ def test_center_no_padding_when_too_long():
 
 def test_indent_skips_blank_lines():
     assert indent("a\n\nb", "> ") == "> a\n\n> b"
+
+
+def test_wrap_one_over_width_breaks():
+    assert wrap("ab cd", 4) == ["ab", "cd"]
+
+
+def test_wrap_width_one():
+    assert wrap("a b", 1) == ["a", "b"]
+
+
+def test_truncate_keeps_one_character():
+    assert truncate("hello", 4) == "h..."
+
+
+def test_center_one_missing_goes_right():
+    assert center("ab", 3) == "ab "

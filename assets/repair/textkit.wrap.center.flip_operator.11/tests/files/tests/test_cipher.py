@@ -47,3 +47,12 @@ def test_rle_round_trip():
 def test_rle_decode_rejects_missing_count():
     with pytest.raises(ValueError):
         rle_decode("a")
+
+
+def test_caesar_shifts_capital_a():
+    assert caesar("A", 1) == "B"
+
+
+def test_rle_encode_single_characters():
+    assert rle_encode("a") == "1a"
+    assert rle_encode("ab") == "1a1b"
