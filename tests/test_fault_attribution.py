@@ -9,9 +9,12 @@ is the attempt's doing (flagged); failing without the attempt too is the machine
 
 from __future__ import annotations
 
+import os
+
 import gymnasium as gym
 import pytest
 from codegym.envs.codegen import CodeGenEnv
+from conftest import docker_available
 
 import codegym  # noqa: F401 - registers the ids
 from codegym.sandbox import ExecResult
@@ -172,3 +175,56 @@ def test_a_full_disk_at_reset_is_reported_in_info_not_raised(full_disk, env_id):
     start_error, obs_ok, reward, terminated, step_error = json.loads(run.stdout.splitlines()[-1])[env_id]
     assert start_error and "No space left" in start_error, start_error
     assert obs_ok and reward == 0.0 and terminated and step_error == start_error
+
+
+def _restart_dockerd() -> None:
+    """SIGKILL dockerd, start it again as scripts/setup.sh does, and wait until it answers."""
+    import subprocess
+    import time
+
+    import docker
+
+    subprocess.run(["pkill", "-9", "-x", "dockerd"], check=False)
+    for _ in range(100):
+        if subprocess.run(["pgrep", "-x", "dockerd"], capture_output=True).returncode:
+            break
+        time.sleep(0.1)
+    with open("/var/log/codegym-dockerd.log", "ab") as log:
+        subprocess.Popen(["dockerd"], stdout=log, stderr=log, start_new_session=True)
+    for _ in range(300):
+        try:
+            docker.from_env(timeout=5).ping()
+            return
+        except Exception:  # noqa: BLE001 - not up yet
+            time.sleep(0.2)
+    raise AssertionError("dockerd did not come back within 60 s")
+
+
+@pytest.mark.slow
+@pytest.mark.docker
+@pytest.mark.skipif(os.geteuid() != 0 or not docker_available(), reason="restarting dockerd needs root and an engine")
+def test_an_episode_goes_on_after_dockerd_is_killed_and_restarted_mid_episode() -> None:
+    # Slow and machine-wide (every container of the engine stops): run it alone.
+    import time
+
+    env = gym.make("CodeRepair-v0", sandbox="docker", harness="bash", max_turns=5).unwrapped
+    try:
+        env.reset(seed=0)
+        _, _, _, _, info = env.step("```bash\necho before > marker.txt\n```")
+        assert "infra_error" not in info, info["infra_error"]
+        _restart_dockerd()
+        obs, _, _, _, info = env.step("```bash\ncat marker.txt\n```")
+        assert "infra_error" not in info, info["infra_error"]
+        assert "before" in obs, obs
+        env.reset(seed=0)
+        _, reward, _, _, info = env.step(env.gold_action())
+        assert reward == 1.0 and "infra_error" not in info, info.get("infra_error") or info["feedback"]
+    finally:
+        env.close()
+    from leaks import containers
+
+    for _ in range(100):  # removal right after a daemon restart takes a while
+        if not containers():
+            break
+        time.sleep(0.1)
+    assert containers() == set()

@@ -199,8 +199,11 @@ def _start_container(
     fsize = limits.max_file_mb * 2**20
     propagation = "rslave" if isinstance(fs, OverlayWorkspace) else None
     work = Mount(WORKDIR, str(fs.path), type="bind", propagation=propagation)
+    container = None
+    with _starting_lock:
+        _starting[0] += 1
     try:
-        return _client().containers.run(
+        container = _client().containers.create(
             image or base_image(),
             ["sleep" if own_system else "/usr/bin/sleep", "infinity"],
             detach=True,
@@ -226,8 +229,20 @@ def _start_container(
             mounts=[work],
             labels={LABEL: str(os.getpid())},
         )
+        container.start()
+        return container
     except Exception as exc:  # noqa: BLE001 - the engine failed, not the attempt
+        if container is not None:  # created, not started (the daemon went away between the two)
+            _remove_container(container.id)
         raise InfraError(f"docker could not start a container: {exc}") from exc
+    finally:
+        with _starting_lock:
+            _starting[0] -= 1
+
+
+#: Containers being created and started by this process's threads right now.
+_starting = [0]
+_starting_lock = threading.Lock()
 
 
 #: Spares are kept per limits and image.
@@ -483,6 +498,7 @@ class DockerSandbox(HostWorkdir, Sandbox):
                 _remove_container(old)
             self._cgroup_dir, self._armed, self._stale_tmp = None, 0, True
             self._fs.reset_to(layers)
+            _remove_unstarted()
         except InfraError:
             raise
         except Exception as exc:  # noqa: BLE001 - the engine failed, not the attempt
@@ -619,6 +635,23 @@ def _remove_container(container_id: str) -> None:
             client.api.remove_container(container_id, force=True)
         except Exception:  # noqa: BLE001 - already gone, or the engine is shutting down
             pass
+
+
+def _remove_unstarted() -> None:
+    """Remove this process's containers that were created but never started.
+
+    A daemon that died between a container's create and start (a spare being made in the
+    background) leaves one behind, which could not be removed then; the sandbox that finds
+    the daemon back (``_revive``) removes them. Every container of ours is started right
+    after it is created: with no start under way, every ``created`` one is such a one.
+    """
+    try:
+        found = _client().api.containers(all=True, filters={"label": f"{LABEL}={os.getpid()}", "status": "created"})
+    except Exception:  # noqa: BLE001 - best effort: they go when this process's are swept
+        return
+    for c in found:
+        if not _starting[0] or time.time() - c.get("Created", time.time()) > 30:
+            _remove_container(c["Id"])
 
 
 def _sweep_stale(client: Any) -> None:
