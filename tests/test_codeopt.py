@@ -5,6 +5,7 @@ from __future__ import annotations
 import gymnasium as gym
 import pytest
 from gymnasium.utils.env_checker import check_env
+from sweeps import sample
 
 import codegym  # noqa: F401 - registers the ids
 
@@ -77,10 +78,13 @@ def test_check_env_passes_on_code_optimization(env) -> None:
 
 
 @pytest.mark.slow
-def test_every_optimization_problem_expert_earns_one_and_baseline_less() -> None:
+def test_a_seeded_sample_of_experts_earns_one_three_runs_in_a_row_and_baselines_less() -> None:
+    # Every problem, three runs each, is `codegym validate --env CodeOptimization-v0` or
+    # CODEGYM_FULL_SWEEP=1 (about 5 minutes here; past pytest's 600 s on a slower CI box).
     e = gym.make("CodeOptimization-v0", repeats=3).unwrapped
     try:
-        for task in e.tasks:
+        for task_id in sample(e.tasks.ids, 8):
+            task = e.tasks.get(task_id)
             for _ in range(3):
                 r, info = attempt(e, task["gold"], task.id)
                 assert r == 1.0, (task.id, info["verdict"])
